@@ -1,0 +1,1 @@
+//! A chess engine on top of `chess-rules`.

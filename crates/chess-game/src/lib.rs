@@ -1,0 +1,1 @@
+//! The rules of an online chess game on top of `chess-rules`.

@@ -1,0 +1,1 @@
+//! The online chess server.
