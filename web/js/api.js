@@ -1,0 +1,85 @@
+// HTTP calls to the server (docs/protocol.md, "HTTP API").
+
+/** An HTTP error from the server, with its stable code. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const err = data?.error;
+    throw new ApiError(res.status, err?.code ?? "http_error", err?.message ?? `HTTP ${res.status}`);
+  }
+  return data;
+}
+
+/** Who am I (creates a guest identity on the first visit). Call first on every page. */
+export const me = () => request("GET", "/api/me");
+export const listSeeks = () => request("GET", "/api/lobby/seeks");
+export const createSeek = (timeControl, color) =>
+  request("POST", "/api/lobby/seeks", { time_control: timeControl, color });
+export const joinSeek = (id) => request("POST", `/api/lobby/seeks/${encodeURIComponent(id)}/join`);
+export const cancelSeek = (id) => request("DELETE", `/api/lobby/seeks/${encodeURIComponent(id)}`);
+export const createChallenge = (timeControl, color) =>
+  request("POST", "/api/challenges", { time_control: timeControl, color });
+export const joinGame = (id) => request("POST", `/api/games/${encodeURIComponent(id)}/join`);
+export const createLocalGame = (timeControl) =>
+  request("POST", "/api/games/local", { time_control: timeControl });
+export const createComputerGame = (level, color, timeControl) =>
+  request("POST", "/api/games/computer", { level, color, time_control: timeControl });
+export const myGames = () => request("GET", "/api/games/mine");
+export const liveGames = () => request("GET", "/api/games/live");
+export const pgnUrl = (id) => `/api/games/${encodeURIComponent(id)}/pgn`;
+
+/** The ws:// or wss:// URL of a server path on this origin. */
+export function socketUrl(path) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${path}`;
+}
+
+/** Time-control presets offered in the UI, as "minutes+seconds". */
+export const PRESETS = ["1+0", "3+0", "3+2", "5+0", "5+3", "10+0", "10+5", "15+10", "30+0"];
+
+/** "3+2" -> a protocol time control; "corr" -> correspondence. */
+export function timeControlFromPreset(preset) {
+  if (preset === "corr") return { kind: "correspondence" };
+  const m = /^(\d+)\+(\d+)$/.exec(preset);
+  if (!m) throw new Error(`unknown preset '${preset}'`);
+  return { kind: "clock", initial_ms: Number(m[1]) * 60_000, increment_ms: Number(m[2]) * 1000 };
+}
+
+/** Short text for a time control: "3+2", "0.5+0" or "Correspondence". */
+export function timeControlText(tc) {
+  if (!tc || tc.kind !== "clock") return "Correspondence";
+  return `${tc.initial_ms / 60_000}+${tc.increment_ms / 1000}`;
+}
+
+/** Theme (piece colours) remembered by the browser. */
+export const THEME_KEY = "chess.theme";
+export function applyStoredTheme(doc = document) {
+  const theme = localStorage.getItem(THEME_KEY) === "classic" ? "classic" : "candy";
+  doc.documentElement.dataset.theme = theme;
+  return theme;
+}
+export function setTheme(theme, doc = document) {
+  localStorage.setItem(THEME_KEY, theme);
+  doc.documentElement.dataset.theme = theme;
+}

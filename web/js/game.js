@@ -1,0 +1,497 @@
+// The game page: wires the board, input, clocks and socket to the server's
+// game (docs/protocol.md, "Game socket"). All chess decisions come from the
+// server; this file keeps the local view state (selection, orientation,
+// review position, promotion choice) and turns taps into intents.
+
+import * as api from "./api.js";
+import { BoardView, boardModel, applyUci, parseUci } from "./board.js";
+import { pieceSvg } from "./pieces.js";
+import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
+import { ClockView } from "./clock.js";
+import { ReconnectingSocket } from "./socket.js";
+import {
+  applyServerMessage, availableControls, moveRows, positionAt, resultText, seatColors,
+} from "./game-state.js";
+
+const PING_EVERY_MS = 3000;
+const $ = (sel) => document.querySelector(sel);
+
+const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
+
+const view = {
+  game: null,
+  selected: null,
+  orientation: null, // set from the seat on the first state
+  reviewPly: null, // null = live position
+  promotion: null, // {from, to, kind: "move" | "premove"} while the picker is open
+  pendingMove: null, // {uci, ply} sent and not yet seen in the move list
+  notice: null,
+  joining: false,
+};
+
+const board = new BoardView($("#board"));
+const clocks = new ClockView({ white: document.createElement("span"), black: document.createElement("span") });
+let input = null;
+let socket = null;
+
+// ---------------------------------------------------------------- drawing
+
+function mineToMove() {
+  const g = view.game;
+  return Boolean(g && g.status === "playing" && seatColors(g).includes(g.turn));
+}
+
+/** The position and destinations the board shows right now. */
+function boardInput() {
+  const g = view.game;
+  const live = view.reviewPly === null;
+  const pos = positionAt(g, live ? g.moves.length : view.reviewPly);
+  let { pieces, lastMove, check } = pos;
+  let dests = live ? g.dests ?? {} : {};
+  let premoveDests = live ? g.premove_dests ?? {} : {};
+  if (live && view.pendingMove) {
+    // Show our move at once; the server's event confirms it a moment later.
+    pieces = applyUci(pieces, view.pendingMove.uci);
+    lastMove = parseUci(view.pendingMove.uci);
+    check = null;
+    dests = {};
+  }
+  if (view.promotion) {
+    dests = {};
+    premoveDests = {};
+  }
+  const premove = live && g.premove ? parseUci(g.premove.uci) : null;
+  return { pieces, lastMove, check, dests, premoveDests, premove };
+}
+
+function render(animate = null) {
+  const g = view.game;
+  if (!g) return;
+  const b = boardInput();
+  const model = boardModel({ ...b, selected: view.selected, orientation: view.orientation });
+  board.render(model, animate);
+  input.refreshFocus();
+  document.body.dataset.turn = g.turn;
+  renderPlayers(model.captured);
+  renderStatus();
+  renderMoves();
+  renderControls();
+  renderPromotion();
+  $("#notice").hidden = !view.notice;
+  $("#notice").textContent = view.notice ?? "";
+}
+
+function playerName(p, color) {
+  if (!p) return `Waiting for a player (${color})`;
+  return p.is_you && view.game.seat !== "both" ? `${p.name} (you)` : p.name;
+}
+
+function renderPlayers(captured) {
+  const g = view.game;
+  const bottom = view.orientation;
+  const top = bottom === "white" ? "black" : "white";
+  for (const [slot, color] of [["#player-top", top], ["#player-bottom", bottom]]) {
+    const el = $(slot);
+    el.dataset.color = color;
+    el.querySelector(".name").textContent = playerName(g.players?.[color], color);
+    // The pieces this side has taken, and its material lead if it has one.
+    const taken = color === "white" ? captured.byWhite : captured.byBlack;
+    const lead = color === "white" ? captured.advantage : -captured.advantage;
+    const enemy = color === "white" ? "black" : "white";
+    el.querySelector(".captured").innerHTML =
+      taken.map((role) => `<span class="piece mini ${enemy} ${role}" title="${role}">${pieceSvg(role)}</span>`).join("") +
+      (lead > 0 ? `<span class="lead">+${lead}</span>` : "");
+    el.querySelector(".captured").setAttribute("aria-label", taken.length ? `Captured: ${taken.join(", ")}` : "Captured: none");
+    el.querySelector(".clock").dataset.color = color;
+  }
+  clocks.elements = {
+    white: $(`.player[data-color="white"] .clock`),
+    black: $(`.player[data-color="black"] .clock`),
+  };
+  clocks.update(g.status === "playing" || g.clocks ? g.clocks : null);
+  if (g.status !== "playing") clocks.stop();
+}
+
+function renderStatus() {
+  const g = view.game;
+  const el = $("#status");
+  el.classList.toggle("finished", g.status === "finished");
+  if (g.status === "finished") {
+    el.textContent = resultText(g.result);
+  } else if (g.status === "open") {
+    el.textContent = seatColors(g).length
+      ? "Waiting for your friend: send them the link to this page."
+      : "Joining…";
+  } else if (view.reviewPly !== null) {
+    el.textContent = `Reviewing move ${view.reviewPly} of ${g.moves.length}. Press End to go back to the game.`;
+  } else {
+    const side = g.turn === "white" ? "White" : "Black";
+    const mine = mineToMove();
+    el.textContent = mine && g.seat !== "both" ? `Your move (${g.turn})` : `${side} to move`;
+    if (g.check) el.textContent += " · check";
+  }
+}
+
+function renderMoves() {
+  const g = view.game;
+  const list = $("#moves");
+  const current = view.reviewPly === null ? g.moves.length : view.reviewPly;
+  list.replaceChildren(
+    ...moveRows(g).map((row) => {
+      const li = document.createElement("li");
+      li.value = row.number;
+      for (const half of [row.white, row.black]) {
+        const btn = document.createElement("button");
+        btn.type = "button";
+        btn.className = "move";
+        if (half) {
+          btn.textContent = half.san;
+          btn.dataset.ply = String(half.ply);
+          if (half.ply + 1 === current) btn.classList.add("current");
+        } else {
+          btn.textContent = row.white ? "" : "…";
+          btn.disabled = true;
+        }
+        li.appendChild(btn);
+      }
+      return li;
+    }),
+  );
+  list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+}
+
+function renderControls() {
+  const c = availableControls(view.game);
+  const show = {
+    abort: c.abort, resign: c.resign, draw_offer: c.drawOffer, draw_accept: c.drawAccept,
+    draw_decline: c.drawDecline, draw_withdraw: c.drawWithdraw, takeback: c.takeback,
+    rematch_offer: c.rematchOffer, rematch_accept: c.rematchAccept, rematch_decline: c.rematchDecline,
+  };
+  for (const btn of document.querySelectorAll("#controls [data-action]")) {
+    btn.hidden = !show[btn.dataset.action];
+  }
+  if (!c.resign) $("#confirm-resign").hidden = true;
+  const g = view.game;
+  const offers = [];
+  const mine = seatColors(g);
+  if (g.offers?.draw && g.status === "playing") {
+    offers.push(mine.includes(g.offers.draw) ? "You offered a draw." : `${cap(g.offers.draw)} offers a draw.`);
+  }
+  if (g.offers?.rematch && g.status === "finished") {
+    offers.push(mine.includes(g.offers.rematch) ? "You offered a rematch. Waiting for an answer…" : `${cap(g.offers.rematch)} offers a rematch.`);
+  }
+  $("#offers").textContent = offers.join(" ");
+}
+
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function renderPromotion() {
+  const el = $("#promotion");
+  const p = view.promotion;
+  el.hidden = !p;
+  if (!p) return el.replaceChildren();
+  const color = view.game.turn === "white" || view.game.seat === "both" ? view.game.turn : view.game.seat;
+  const pieceColor = p.color ?? color;
+  el.innerHTML = promotionChoices(p.to, view.orientation)
+    .map(
+      (c) =>
+        `<button type="button" class="promo-choice" data-role="${c.role}" style="left:${c.col * 12.5}%;top:${c.row * 12.5}%" aria-label="Promote to ${c.role}">` +
+        `<span class="piece ${pieceColor} ${c.role}" aria-hidden="true">${pieceSvg(c.role)}</span></button>`,
+    )
+    .join("");
+  el.querySelector("button")?.focus();
+}
+
+// ---------------------------------------------------------------- intents
+
+function sendMove(from, to, promotion = null) {
+  const uci = toUci(from, to, promotion);
+  const ply = view.game.moves.length;
+  view.pendingMove = { uci, ply };
+  socket.sendMove({ type: "move", uci, ply });
+}
+
+/** A move or premove chosen on the board: opens the picker when a pawn promotes. */
+function intend(kind, from, to) {
+  const piece = positionAt(view.game, view.game.moves.length).pieces.get(from);
+  view.selected = null;
+  if (needsPromotion(piece, to)) {
+    view.promotion = { kind, from, to, color: piece.color };
+    render();
+    return;
+  }
+  if (kind === "move") {
+    sendMove(from, to);
+    render({ from, to });
+  } else {
+    socket.send({ type: "premove", uci: toUci(from, to) });
+    view.game = { ...view.game, premove: { uci: toUci(from, to) } };
+    render();
+  }
+}
+
+function choosePromotion(role) {
+  const p = view.promotion;
+  view.promotion = null;
+  if (p.kind === "move") {
+    sendMove(p.from, p.to, role);
+    render();
+  } else {
+    const uci = toUci(p.from, p.to, role);
+    socket.send({ type: "premove", uci });
+    view.game = { ...view.game, premove: { uci } };
+    render();
+  }
+}
+
+function selectionState() {
+  const b = boardInput();
+  return { selected: view.selected, dests: b.dests, premoveDests: b.premoveDests, hasPremove: Boolean(view.game?.premove) };
+}
+
+function handleTap(square) {
+  if (!view.game || view.promotion) return;
+  const result = tapSquare(selectionState(), square);
+  if (result.clearPremove) cancelPremove();
+  if (result.play) return intend("move", result.play.from, result.play.to);
+  if (result.premove) return intend("premove", result.premove.from, result.premove.to);
+  view.selected = result.selected;
+  render();
+}
+
+function cancelPremove() {
+  if (!view.game?.premove) return;
+  socket.send({ type: "cancel_premove" });
+  view.game = { ...view.game, premove: null };
+}
+
+function escape() {
+  if (view.promotion) view.promotion = null;
+  else if (view.selected) view.selected = null;
+  else cancelPremove();
+  render();
+}
+
+const owner = {
+  tap: handleTap,
+  drop(from, to) {
+    if (!view.game || view.promotion) return;
+    const state = { ...selectionState(), selected: from };
+    const result = tapSquare(state, to);
+    if (result.play) return intend("move", from, to);
+    if (result.premove) return intend("premove", from, to);
+    view.selected = null;
+    render();
+  },
+  pressStart(square) {
+    if (!view.game || view.promotion) return false;
+    const s = selectionState();
+    const isTarget = s.selected && (s.dests[s.selected]?.includes(square) || s.premoveDests[s.selected]?.includes(square));
+    const movable = s.dests[square]?.length || s.premoveDests[square]?.length;
+    if (isTarget || !movable || s.selected === square) return false;
+    if (s.hasPremove) cancelPremove();
+    view.selected = square;
+    render();
+    return true;
+  },
+  isSelected: (square) => view.selected === square,
+  escape,
+  orientation: () => view.orientation ?? "white",
+};
+
+function setReview(ply) {
+  const g = view.game;
+  if (!g) return;
+  const clamped = Math.max(0, Math.min(g.moves.length, ply));
+  view.reviewPly = clamped >= g.moves.length ? null : clamped;
+  view.selected = null;
+  render();
+}
+
+function flip() {
+  view.orientation = view.orientation === "white" ? "black" : "white";
+  view.selected = null;
+  render();
+}
+
+// ---------------------------------------------------------------- server messages
+
+function onServerMessage(msg) {
+  const before = view.game;
+  const { game, effects } = applyServerMessage(view.game, msg);
+  view.game = game;
+  if (msg.type === "state") socket.lastVersion = game.version;
+  else if (msg.type === "event") socket.sawVersion(game?.version);
+  let animate = null;
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case "resync":
+        socket.send({ type: "hello", version: before?.version ?? null });
+        break;
+      case "moved": {
+        const wasOurs = view.pendingMove && game.moves[view.pendingMove.ply]?.uci === view.pendingMove.uci;
+        if (!wasOurs) animate = { from: effect.from, to: effect.to };
+        break;
+      }
+      case "ack":
+        socket.acknowledge(effect.ply);
+        break;
+      case "redirect":
+        location.assign(effect.url);
+        return;
+      case "premove":
+        if (effect.reason === "dropped_illegal") view.notice = "Your premove was dropped: it was not legal after the opponent's move.";
+        else if (effect.reason === "disconnected") view.notice = "Your premove was cleared when the connection dropped.";
+        else if (effect.reason === "played") view.notice = null;
+        break;
+      case "error":
+        if (effect.inReplyTo === "move") view.pendingMove = null;
+        if (effect.code !== "rate_limited") view.notice = effect.message || effect.code;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!game) return;
+  if (view.pendingMove && game.moves.length > view.pendingMove.ply) {
+    socket.settleMovesBelow(game.moves.length);
+    view.pendingMove = null;
+  }
+  if (msg.type === "state" || msg.type === "event") {
+    // A new move makes older notices stale (a dropped premove is reported just after it).
+    if (msg.type === "event" && msg.event?.kind === "move") view.notice = null;
+    if (view.orientation === null) view.orientation = game.seat === "black" ? "black" : "white";
+    if (view.selected && !(game.dests?.[view.selected] || game.premove_dests?.[view.selected])) view.selected = null;
+    if (game.status !== "playing") view.promotion = null;
+    maybeJoinChallenge();
+  }
+  render(animate);
+}
+
+async function maybeJoinChallenge() {
+  const g = view.game;
+  if (g.status !== "open" || g.seat !== "none" || view.joining) return;
+  view.joining = true;
+  try {
+    await api.joinGame(gameId);
+    // The server sends everyone a fresh state; reconnect so our socket carries our seat.
+    socket.drop();
+  } catch (err) {
+    view.notice = `Could not join this game: ${err.message}`;
+    render();
+  }
+}
+
+function onSocketStatus(status) {
+  const el = $("#connection");
+  el.hidden = status === "open" || status === "connecting" || status === "closed";
+  document.body.dataset.connection = status;
+  if (status === "down" && view.game) {
+    // The server clears premoves on disconnect; show that at once.
+    if (view.game.premove) view.notice = "Your premove was cleared when the connection dropped.";
+    view.game = { ...view.game, premove: null };
+    render();
+  }
+}
+
+// ---------------------------------------------------------------- page wiring
+
+function wireControls() {
+  $("#controls").addEventListener("click", (e) => {
+    const action = e.target.closest("[data-action]")?.dataset.action;
+    if (!action) return;
+    if (action === "resign") {
+      $("#confirm-resign").hidden = false;
+      $("#resign-yes").focus();
+      return;
+    }
+    if (action === "takeback") view.selected = null;
+    socket.send({ type: action });
+  });
+  $("#resign-yes").addEventListener("click", () => {
+    socket.send({ type: "resign" });
+    $("#confirm-resign").hidden = true;
+  });
+  $("#resign-no").addEventListener("click", () => ($("#confirm-resign").hidden = true));
+  $("#moves").addEventListener("click", (e) => {
+    const ply = e.target.closest("[data-ply]")?.dataset.ply;
+    if (ply !== undefined) setReview(Number(ply) + 1);
+  });
+  const current = () => (view.reviewPly === null ? view.game?.moves.length ?? 0 : view.reviewPly);
+  $("#review-start").addEventListener("click", () => setReview(0));
+  $("#review-back").addEventListener("click", () => setReview(current() - 1));
+  $("#review-forward").addEventListener("click", () => setReview(current() + 1));
+  $("#review-end").addEventListener("click", () => setReview(Infinity));
+  $("#flip").addEventListener("click", flip);
+  $("#promotion").addEventListener("click", (e) => {
+    const role = e.target.closest("[data-role]")?.dataset.role;
+    if (role) choosePromotion(role);
+  });
+  $("#promotion").addEventListener("keydown", (e) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      escape();
+      board.cell(view.selected ?? "e2")?.focus();
+    }
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest?.("input, textarea, select")) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "f" || e.key === "F") flip();
+    else if (e.key === "ArrowLeft") setReview(current() - 1);
+    else if (e.key === "ArrowRight") setReview(current() + 1);
+    else if (e.key === "Home") setReview(0);
+    else if (e.key === "End") setReview(Infinity);
+    else if (e.key === "Escape") escape();
+    else return;
+    e.preventDefault();
+  });
+  $("#download-pgn").href = api.pgnUrl(gameId);
+  $("#copy-pgn").addEventListener("click", async () => {
+    const text = await (await fetch(api.pgnUrl(gameId))).text();
+    await copyText(text, "PGN copied.");
+  });
+  $("#copy-link").addEventListener("click", () => copyText(location.href, "Link copied."));
+  const themeBtn = $("#theme-toggle");
+  const label = () => (themeBtn.textContent = document.documentElement.dataset.theme === "classic" ? "Blue and pink pieces" : "Classic pieces");
+  label();
+  themeBtn.addEventListener("click", () => {
+    api.setTheme(document.documentElement.dataset.theme === "classic" ? "candy" : "classic");
+    label();
+  });
+}
+
+async function copyText(text, done) {
+  try {
+    await navigator.clipboard.writeText(text);
+    view.notice = done;
+  } catch {
+    view.notice = "Copy failed: select the text and copy it yourself.";
+  }
+  render();
+}
+
+async function main() {
+  if (!gameId) {
+    $("#status").textContent = "No game id in the address.";
+    return;
+  }
+  try {
+    await api.me();
+  } catch {
+    // Watching needs no identity; playing will report its own error.
+  }
+  input = new BoardInput($("#board"), owner);
+  wireControls();
+  socket = new ReconnectingSocket(api.socketUrl(`/api/games/${encodeURIComponent(gameId)}/socket`), {
+    hello: (version) => ({ type: "hello", version }),
+    onMessage: onServerMessage,
+    onStatus: onSocketStatus,
+  });
+  socket.connect();
+  setInterval(() => socket.trySend({ type: "ping", t: Date.now() }), PING_EVERY_MS);
+  // For the end-to-end tests: a way to simulate a dropped network.
+  window.__chess = { socket, view };
+}
+
+main();

@@ -1,0 +1,208 @@
+// The home page: create games, the live lobby, and the lists of games.
+
+import * as api from "./api.js";
+import { ReconnectingSocket } from "./socket.js";
+import { resultText } from "./game-state.js";
+
+const $ = (sel) => document.querySelector(sel);
+const seeks = new Map();
+
+function notice(text) {
+  const el = $("#home-notice");
+  el.hidden = !text;
+  el.textContent = text ?? "";
+}
+
+/** Runs an API action and shows its error plainly instead of failing silently. */
+async function attempt(action) {
+  try {
+    notice(null);
+    return await action();
+  } catch (err) {
+    notice(err instanceof api.ApiError ? `${err.message} (${err.code})` : String(err.message ?? err));
+    return null;
+  }
+}
+
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function fillTimeSelects() {
+  const options = [
+    `<option value="corr">No clock</option>`,
+    ...api.PRESETS.map((p) => `<option value="${p}">${p}</option>`),
+  ].join("");
+  for (const sel of document.querySelectorAll(".tc-select")) sel.innerHTML = options;
+  $("#seek-tc").innerHTML =
+    api.PRESETS.map((p) => `<option value="${p}">${p}</option>`).join("") +
+    `<option value="corr">Correspondence</option><option value="custom">Custom…</option>`;
+  $("#presets").innerHTML =
+    api.PRESETS.map((p) => `<button type="button" data-preset="${p}">${p}</button>`).join("") +
+    `<button type="button" data-preset="corr">Correspondence</button>`;
+}
+
+function seekFormTimeControl(form) {
+  const choice = form.tc.value;
+  if (choice !== "custom") return api.timeControlFromPreset(choice);
+  const minutes = Number(form.minutes.value);
+  const increment = Number(form.increment.value);
+  if (!(minutes > 0) || !(increment >= 0)) throw new Error("Enter minutes above 0 and an increment of 0 or more.");
+  return { kind: "clock", initial_ms: Math.round(minutes * 60_000), increment_ms: Math.round(increment * 1000) };
+}
+
+function renderSeeks() {
+  const body = $("#seeks");
+  if (seeks.size === 0) {
+    body.innerHTML = `<tr><td colspan="4" class="muted">No open seeks yet.</td></tr>`;
+    return;
+  }
+  body.innerHTML = [...seeks.values()]
+    .map(
+      (s) => `<tr data-seek="${esc(s.id)}">
+        <td>${esc(s.player?.name ?? "?")}${s.is_yours ? " (you)" : ""}</td>
+        <td>${esc(api.timeControlText(s.time_control))}</td>
+        <td>${esc(s.color)}</td>
+        <td>${s.is_yours
+          ? `<button type="button" data-cancel="${esc(s.id)}">Cancel</button>`
+          : `<button type="button" data-join="${esc(s.id)}">Join</button>`}</td>
+      </tr>`,
+    )
+    .join("");
+}
+
+function gameItem(g) {
+  const white = g.players?.white?.name ?? "(open seat)";
+  const black = g.players?.black?.name ?? "(open seat)";
+  let state = g.status === "finished" ? resultText(g.result) : g.your_turn ? "Your move" : "Playing";
+  if (g.status === "open") state = "Waiting for an opponent";
+  return `<li class="${g.your_turn ? "your-turn" : ""}"><a href="${esc(g.url)}">${esc(white)} vs ${esc(black)}</a>
+    <span class="muted">${esc(api.timeControlText(g.time_control))} · ${esc(g.mode)} · ${g.moves} moves · ${esc(state)}</span></li>`;
+}
+
+async function refreshLists() {
+  const mine = await attempt(api.myGames);
+  if (mine) {
+    $("#my-games").innerHTML = mine.games.length ? mine.games.map(gameItem).join("") : `<li class="muted">None yet.</li>`;
+  }
+  const live = await attempt(api.liveGames);
+  if (live) {
+    $("#live-games").innerHTML = live.games.length ? live.games.map(gameItem).join("") : `<li class="muted">None right now.</li>`;
+  }
+}
+
+function go(url) {
+  location.assign(url);
+}
+
+function wire() {
+  $("#presets").addEventListener("click", async (e) => {
+    const preset = e.target.closest("[data-preset]")?.dataset.preset;
+    if (!preset) return;
+    const res = await attempt(() => api.createSeek(api.timeControlFromPreset(preset), "random"));
+    if (res?.outcome === "joined") go(res.url);
+    else if (res?.seek) {
+      seeks.set(res.seek.id, res.seek);
+      renderSeeks();
+      notice(`Seek created (${preset}). The game starts when someone joins.`);
+    }
+  });
+  $("#seek-form").addEventListener("change", (e) => {
+    if (e.target.name === "tc") $("#seek-form").classList.toggle("show-custom", e.target.value === "custom");
+  });
+  $("#seek-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const res = await attempt(() => api.createSeek(seekFormTimeControl(form), form.color.value));
+    if (res?.outcome === "joined") go(res.url);
+    else if (res?.seek) {
+      seeks.set(res.seek.id, res.seek);
+      renderSeeks();
+    }
+  });
+  $("#seeks").addEventListener("click", async (e) => {
+    const join = e.target.closest("[data-join]")?.dataset.join;
+    const cancel = e.target.closest("[data-cancel]")?.dataset.cancel;
+    if (join) {
+      const res = await attempt(() => api.joinSeek(join));
+      if (res) go(res.url);
+    } else if (cancel) {
+      const cancelled = await attempt(async () => {
+        await api.cancelSeek(cancel);
+        return true;
+      });
+      if (cancelled) {
+        seeks.delete(cancel);
+        renderSeeks();
+      }
+    }
+  });
+  $("#computer-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    const res = await attempt(() =>
+      api.createComputerGame(Number(f.level.value), f.color.value, api.timeControlFromPreset(f.tc.value)),
+    );
+    if (res) go(res.url);
+  });
+  $("#friend-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    const res = await attempt(() => api.createChallenge(api.timeControlFromPreset(f.tc.value), f.color.value));
+    if (!res) return;
+    const url = new URL(res.url, location.origin).href;
+    $("#challenge").hidden = false;
+    $("#challenge-url").value = url;
+    $("#challenge-open").href = res.url;
+  });
+  $("#challenge-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText($("#challenge-url").value);
+      notice("Link copied: send it to your friend.");
+    } catch {
+      $("#challenge-url").select();
+      notice("Copy the selected link and send it to your friend.");
+    }
+  });
+  $("#local-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const res = await attempt(() => api.createLocalGame(api.timeControlFromPreset(e.currentTarget.tc.value)));
+    if (res) go(res.url);
+  });
+}
+
+function connectLobby() {
+  const socket = new ReconnectingSocket(api.socketUrl("/api/lobby/socket"), {
+    hello: () => ({ type: "ping", t: Date.now() }),
+    onStatus: (status) => ($("#lobby-state").textContent = status === "open" ? "· live" : status === "down" ? "· reconnecting…" : ""),
+    onMessage: (msg) => {
+      if (msg.type === "seeks") {
+        seeks.clear();
+        for (const s of msg.seeks) seeks.set(s.id, s);
+      } else if (msg.type === "seek_added") {
+        seeks.set(msg.seek.id, msg.seek);
+      } else if (msg.type === "seek_removed") {
+        seeks.delete(msg.seek_id);
+      } else if (msg.type === "game_started") {
+        go(msg.url);
+        return;
+      } else {
+        return;
+      }
+      renderSeeks();
+    },
+  });
+  socket.connect();
+}
+
+async function main() {
+  fillTimeSelects();
+  wire();
+  const who = await attempt(api.me);
+  if (who) $("#me").textContent = `You are ${who.name}`;
+  connectLobby();
+  await refreshLists();
+  setInterval(refreshLists, 10_000);
+}
+
+main();

@@ -1,0 +1,145 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  applyServerMessage, availableControls, moveRows, positionAt, resultText, resultScore, seatColors,
+} from "../js/game-state.js";
+
+const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+function stateMsg(extra = {}) {
+  return {
+    type: "state", game_id: "g1", version: 2, mode: "online", status: "playing",
+    players: { white: { name: "a", is_you: true }, black: { name: "b", is_you: false } },
+    seat: "white", time_control: { kind: "clock", initial_ms: 60000, increment_ms: 0 },
+    initial_fen: START,
+    moves: [{ uci: "e2e4", san: "e4" }, { uci: "e7e5", san: "e5" }],
+    fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+    turn: "white", check: null,
+    clocks: { white_ms: 60000, black_ms: 60000, running: "white", as_of: 0 },
+    dests: { g1: ["f3", "h3"] }, premove_dests: {}, premove: null,
+    offers: { draw: null, rematch: null }, result: null, rematch_game_id: null,
+    ...extra,
+  };
+}
+
+function moveEvent(version, ply, uci, san, extra = {}) {
+  return {
+    type: "event", version, event: { kind: "move", ply, uci, san, color: ply % 2 ? "black" : "white" },
+    fen: "x", turn: ply % 2 ? "white" : "black", check: null, status: "playing",
+    clocks: null, dests: {}, premove_dests: { g8: ["f6"] }, offers: { draw: null, rematch: null }, result: null,
+    ...extra,
+  };
+}
+
+test("a state replaces everything; a move event appends and replaces the envelope", () => {
+  let { game } = applyServerMessage(null, stateMsg());
+  assert.equal(game.moves.length, 2);
+  const r = applyServerMessage(game, moveEvent(3, 2, "g1f3", "Nf3"));
+  game = r.game;
+  assert.equal(game.version, 3);
+  assert.deepEqual(game.moves.at(-1), { uci: "g1f3", san: "Nf3" });
+  assert.deepEqual(game.dests, {});
+  assert.deepEqual(game.premove_dests, { g8: ["f6"] });
+  assert.deepEqual(r.effects, [{ kind: "moved", from: "g1", to: "f3", ply: 2 }]);
+});
+
+test("an event after a gap asks for a resync and changes nothing", () => {
+  const { game } = applyServerMessage(null, stateMsg());
+  const r = applyServerMessage(game, moveEvent(5, 2, "g1f3", "Nf3"));
+  assert.equal(r.game, game);
+  assert.deepEqual(r.effects, [{ kind: "resync" }]);
+});
+
+test("an event already applied is ignored (no double move)", () => {
+  const { game } = applyServerMessage(null, stateMsg());
+  const r = applyServerMessage(game, moveEvent(2, 1, "e7e5", "e5"));
+  assert.equal(r.game.moves.length, 2);
+  assert.deepEqual(r.effects, []);
+});
+
+test("takeback, offers and the end are applied from events", () => {
+  let { game } = applyServerMessage(null, stateMsg({ mode: "local", seat: "both" }));
+  game = applyServerMessage(game, {
+    type: "event", version: 3, event: { kind: "takeback", moves: 1 }, fen: "f", turn: "black",
+    status: "playing", offers: { draw: null, rematch: null }, result: null,
+  }).game;
+  assert.deepEqual(game.moves.map((m) => m.san), ["e4"]);
+  game = applyServerMessage(game, {
+    type: "event", version: 4, event: { kind: "ended", result: { winner: null, reason: "agreement" } },
+    status: "finished", result: { winner: null, reason: "agreement" }, dests: {},
+  }).game;
+  assert.equal(game.status, "finished");
+  assert.equal(resultText(game.result), "Draw: draw by agreement");
+});
+
+test("private premove messages and redirects become effects", () => {
+  const { game } = applyServerMessage(null, stateMsg());
+  const set = applyServerMessage(game, { type: "premove", premove: { uci: "g8f6" }, reason: "set" });
+  assert.deepEqual(set.game.premove, { uci: "g8f6" });
+  const dropped = applyServerMessage(set.game, { type: "premove", premove: null, reason: "dropped_illegal" });
+  assert.equal(dropped.game.premove, null);
+  assert.deepEqual(dropped.effects, [{ kind: "premove", reason: "dropped_illegal" }]);
+  assert.deepEqual(applyServerMessage(game, { type: "redirect", url: "/game/2" }).effects, [{ kind: "redirect", url: "/game/2" }]);
+});
+
+test("positions for review are rebuilt from the move list, with check from the SAN", () => {
+  const moves = ["f2f3:f3", "e7e5:e5", "g2g4:g4", "d8h4:Qh4#"].map((s) => {
+    const [uci, san] = s.split(":");
+    return { uci, san };
+  });
+  const game = { initial_fen: START, fen: "unused", moves, check: "e1" };
+  const before = positionAt(game, 3);
+  assert.equal(before.live, false);
+  assert.equal(before.check, null);
+  assert.deepEqual(before.lastMove, { from: "g2", to: "g4", promotion: null });
+  const start = positionAt(game, 0);
+  assert.equal(start.lastMove, null);
+  assert.equal(start.pieces.size, 32);
+  const mated = positionAt({ ...game, fen: "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3" }, 4);
+  assert.equal(mated.live, true);
+  assert.equal(mated.check, "e1");
+  const replayed = positionAt({ ...game, moves: [...moves, { uci: "a2a3", san: "a3" }] }, 4);
+  assert.equal(replayed.check, "e1", "check square found from the '#' in review");
+});
+
+test("move rows pair White and Black moves", () => {
+  const rows = moveRows({ initial_fen: START, moves: [{ san: "e4" }, { san: "e5" }, { san: "Nf3" }] });
+  assert.equal(rows.length, 2);
+  assert.deepEqual(rows[0], { number: 1, white: { san: "e4", ply: 0 }, black: { san: "e5", ply: 1 } });
+  assert.deepEqual(rows[1].black, null);
+});
+
+test("result sentences for each kind of ending", () => {
+  assert.equal(resultText({ winner: "black", reason: "checkmate" }), "Black wins by checkmate");
+  assert.equal(resultText({ winner: "white", reason: "resignation" }), "White wins by resignation");
+  assert.equal(resultText({ winner: null, reason: "stalemate" }), "Draw: stalemate");
+  assert.equal(resultText({ winner: null, reason: "timeout_vs_insufficient_material" }),
+    "Draw: time out, but the opponent cannot checkmate");
+  assert.equal(resultText({ winner: null, reason: "aborted" }), "Game aborted");
+  assert.equal(resultScore({ winner: "white", reason: "timeout" }), "1-0");
+  assert.equal(resultScore({ winner: null, reason: "fifty_moves" }), "½-½");
+});
+
+test("controls shown follow the game's state and the seat", () => {
+  const { game } = applyServerMessage(null, stateMsg());
+  let c = availableControls(game);
+  assert.equal(c.abort, false, "both sides have moved");
+  assert.equal(c.resign, true);
+  assert.equal(c.drawOffer, true);
+  assert.equal(c.takeback, false, "no take-back in online games");
+  c = availableControls({ ...game, offers: { draw: "black", rematch: null } });
+  assert.ok(c.drawAccept && c.drawDecline && !c.drawOffer && !c.drawWithdraw);
+  c = availableControls({ ...game, offers: { draw: "white", rematch: null } });
+  assert.ok(c.drawWithdraw && !c.drawAccept);
+  c = availableControls({ ...game, moves: [] });
+  assert.ok(c.abort && !c.resign);
+  c = availableControls({ ...game, status: "finished", result: { winner: "white", reason: "resignation" } });
+  assert.ok(c.rematchOffer && !c.resign && !c.drawOffer);
+  c = availableControls({ ...game, status: "finished", offers: { draw: null, rematch: "black" } });
+  assert.ok(c.rematchAccept && c.rematchDecline && !c.rematchOffer);
+  c = availableControls({ ...game, seat: "none" });
+  assert.ok(Object.values(c).every((v) => v === false), "spectators get no controls");
+  c = availableControls({ ...game, mode: "local", seat: "both" });
+  assert.ok(c.takeback && !c.drawOffer);
+  assert.deepEqual(seatColors({ seat: "both" }), ["white", "black"]);
+});
