@@ -16,6 +16,7 @@ export const REASON_TEXT = {
   resignation: "resignation",
   timeout: "time out",
   timeout_vs_insufficient_material: "time out, but the opponent cannot checkmate",
+  timeout_with_draw_offer: "time out while a draw offer was open",
   stalemate: "stalemate",
   insufficient_material: "insufficient material",
   threefold_repetition: "threefold repetition",
@@ -28,7 +29,7 @@ export const REASON_TEXT = {
 /**
  * Applies one server message to the game. Returns the new game (or the same
  * one when nothing changed) and a list of effects for the page:
- * `{kind: "resync"}` (events missed: send hello again), `{kind: "moved", from, to}`
+ * `{kind: "resync"}` (an event before any state: send hello again), `{kind: "moved", from, to}`
  * (animate), `{kind: "redirect", url}`, `{kind: "premove", reason}`,
  * `{kind: "ack", ply}`, `{kind: "error", code, message}`, `{kind: "pong", t}`.
  *
@@ -50,8 +51,9 @@ export function applyServerMessage(game, msg) {
     }
     case "event": {
       if (!game) return { game, effects: [{ kind: "resync" }] };
-      if (msg.version <= game.version) return { game, effects: [] }; // already applied
-      if (msg.version !== game.version + 1) return { game, effects: [{ kind: "resync" }] };
+      // Versions count private changes too, so numbers may be skipped; only
+      // an event the client already has is ignored.
+      if (msg.version <= game.version) return { game, effects: [] };
       const next = { ...game, version: msg.version, moves: [...game.moves] };
       for (const field of ENVELOPE_FIELDS) if (field in msg) next[field] = msg[field];
       const effects = [];
@@ -180,15 +182,15 @@ export function availableControls(game) {
   const bothMoved = game.moves.length >= 2;
   return {
     abort: player && playing && !bothMoved,
-    resign: player && playing && (bothMoved || oneScreen || vsComputer),
-    drawOffer: player && playing && online && drawBy === null,
+    resign: player && playing && bothMoved,
+    drawOffer: player && playing && online && bothMoved && drawBy === null,
     drawAccept: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawDecline: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawWithdraw: player && playing && online && drawBy !== null && mine.includes(drawBy),
     rematchOffer: player && finished && online && rematchBy === null && !game.rematch_game_id,
     rematchAccept: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
     rematchDecline: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
-    rematchWaiting: player && finished && online && rematchBy !== null && mine.includes(rematchBy),
+    rematchWithdraw: player && finished && online && rematchBy !== null && mine.includes(rematchBy),
     takeback: player && playing && (oneScreen || vsComputer) && game.moves.length > 0,
   };
 }

@@ -166,6 +166,7 @@ function renderControls() {
     abort: c.abort, resign: c.resign, draw_offer: c.drawOffer, draw_accept: c.drawAccept,
     draw_decline: c.drawDecline, draw_withdraw: c.drawWithdraw, takeback: c.takeback,
     rematch_offer: c.rematchOffer, rematch_accept: c.rematchAccept, rematch_decline: c.rematchDecline,
+    rematch_withdraw: c.rematchWithdraw,
   };
   for (const btn of document.querySelectorAll("#controls [data-action]")) {
     btn.hidden = !show[btn.dataset.action];

@@ -1,0 +1,84 @@
+// The home page: the lobby, a challenge link, and a game against the computer.
+
+import { describe, test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import {
+  TestServer, launchBrowser, newPlayer, clickMove, waitForMoves, waitForStatus, sanList,
+  screenshot, assertNoPageErrors,
+} from "./harness.js";
+
+describe("home page", () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await new TestServer().start();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test("a seek appears live in another browser's lobby; joining starts the game for both", async () => {
+    const alice = await newPlayer(browser, server);
+    const bob = await newPlayer(browser, server);
+    await alice.locator("#lobby-state").filter({ hasText: "live" }).waitFor();
+    await bob.locator("#lobby-state").filter({ hasText: "live" }).waitFor();
+    await alice.locator("#seek-tc").selectOption("corr");
+    await alice.getByRole("button", { name: "Create seek" }).click();
+    await alice.locator("#seeks").getByRole("button", { name: "Cancel" }).waitFor();
+    await bob.locator("#seeks").getByText("Correspondence").waitFor();
+    // Cancel and create again: the other lobby follows without a reload.
+    await alice.locator("#seeks").getByRole("button", { name: "Cancel" }).click();
+    await bob.locator("#seeks").getByText("No open seeks yet.").waitFor();
+    await alice.locator("#presets").getByRole("button", { name: "5+3" }).click();
+    await bob.locator("#seeks").getByRole("button", { name: "Join" }).waitFor();
+    await screenshot(bob, "home");
+    await bob.locator("#seeks").getByRole("button", { name: "Join" }).click();
+    await bob.waitForURL(/\/game\//);
+    await alice.waitForURL(/\/game\//);
+    assert.equal(new URL(alice.url()).pathname, new URL(bob.url()).pathname);
+    await Promise.all([waitForStatus(alice, /to move|Your move/), waitForStatus(bob, /to move|Your move/)]);
+    // Whoever is White moves first; the clocks are shown.
+    const whitePage = (await alice.locator("#status").textContent()).includes("Your move") ? alice : bob;
+    const other = whitePage === alice ? bob : alice;
+    assert.equal(await whitePage.locator('.player[data-color="white"] .clock').textContent(), "5:00");
+    await clickMove(whitePage, "e2", "e4", [other]);
+    // Your games lists it; correspondence-first ordering is the server's.
+    await other.goto("/");
+    await other.locator("#my-games a").first().waitFor();
+    assertNoPageErrors(alice, bob);
+  });
+
+  test("a challenge link gives the empty seat to the friend who opens it", async () => {
+    const host = await newPlayer(browser, server);
+    const friend = await newPlayer(browser, server);
+    await host.locator("#friend-form select[name=color]").selectOption("black");
+    await host.getByRole("button", { name: "Create a challenge link" }).click();
+    const link = await host.locator("#challenge-url").inputValue();
+    assert.match(link, /\/game\//);
+    await host.getByRole("link", { name: "Go to the game" }).click();
+    await waitForStatus(host, /Waiting for your friend/);
+    await friend.goto(link);
+    await waitForStatus(friend, /Your move \(white\)/);
+    await waitForStatus(host, /White to move/);
+    await clickMove(friend, "d2", "d4", [host]);
+    assertNoPageErrors(host, friend);
+  });
+
+  test("a game against the computer: it answers moves", async () => {
+    const page = await newPlayer(browser, server);
+    await page.locator("#computer-form select[name=color]").selectOption("white");
+    await page.getByRole("button", { name: "Play the computer" }).click();
+    await page.waitForURL(/\/game\//);
+    await waitForStatus(page, /Your move/);
+    await clickMove(page, "e2", "e4");
+    await waitForMoves(page, 2); // the computer's reply
+    await waitForStatus(page, /Your move/);
+    await clickMove(page, "d2", "d4");
+    await waitForMoves(page, 4);
+    assert.equal((await sanList(page)).length, 4);
+    assert.match(await page.locator('.player[data-color="black"] .name').textContent(), /Computer/);
+    assertNoPageErrors(page);
+  });
+});

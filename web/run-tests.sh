@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The web client's tests: unit tests (Node's runner) and end-to-end tests in
+# Debian's chromium against the real server. Installs what is missing (npm
+# packages, chromium), builds the server, and exits non-zero on any failure.
+#
+#   web/run-tests.sh            # unit + browser tests
+#   web/run-tests.sh --unit     # unit tests only
+#
+# Environment: CARGO_TARGET_DIR (where the server is built), CHESS_SERVER_BIN
+# (use this binary instead of building), CHROMIUM_PATH (default /usr/bin/chromium).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+step() { printf '\n==> web: %s\n' "$*"; }
+
+step "unit tests"
+node --test test/
+
+if [ "${1:-}" = "--unit" ]; then exit 0; fi
+
+step "npm packages"
+if [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund
+fi
+
+step "chromium"
+chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$chromium_path" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+fi
+
+if [ -z "${CHESS_SERVER_BIN:-}" ]; then
+  step "cargo build -p chess-server"
+  (cd .. && cargo build -p chess-server)
+fi
+
+step "browser tests"
+rm -rf screenshots
+node --test --test-concurrency=1 e2e/
+step "screenshots are in web/screenshots/"
