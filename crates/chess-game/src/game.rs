@@ -1,0 +1,1036 @@
+//! The game state machine: commands in, versioned events out.
+
+use chess_rules::{ByColor, Color, Move, Position, Rank, Role, Square, UciMove};
+
+use crate::{
+    EndReason, Event, EventKind, GameError, GameResult, GameSettings, GameSpec, GameStatus,
+    Premove, PremoveCancelReason, RematchState, RestoreError, SavedGame, SavedMove, SavedState,
+    TimeControl,
+};
+
+/// Which moves a take-back undoes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "type", content = "color", rename_all = "snake_case")
+)]
+pub enum TakeBack {
+    /// Undo the last move, whoever made it.
+    LastMove,
+    /// Undo as few moves as needed (one or two) to give this side its turn
+    /// back with at least one of its own moves undone: against the computer,
+    /// this undoes the computer's reply and the person's move before it.
+    ToTurnOf(Color),
+}
+
+/// An online chess game: the board, the clocks, offers, premoves, the
+/// result, and the event version.
+///
+/// Every command takes the caller's current time `now_ms` (milliseconds on
+/// any scale that never goes backwards, such as Unix epoch milliseconds) and
+/// returns the events it caused, or a [`GameError`] and no change at all.
+/// A time earlier than the last event's is taken as that time.
+///
+/// Every command first *settles the clock* at `now_ms`: if the side to move
+/// has flagged, or a first-move deadline has passed, the game ends there.
+/// In that case the command itself is not carried out and the `Ok` events
+/// are just those of the ending (a late move is rejected that way, and the
+/// mover learns why from the `game_ended` event).
+#[derive(Clone, Debug)]
+pub struct Game {
+    saved: SavedGame,
+    /// `positions[i]` is the position after `i` moves; derived from the
+    /// saved moves, so never persisted.
+    positions: Vec<Position>,
+}
+
+impl Game {
+    /// A new game created at `now_ms`. No event is emitted: the version is 0.
+    pub fn new(spec: GameSpec, settings: GameSettings, now_ms: u64) -> Game {
+        let remaining_ms = spec.time_control().initial_ms().map(|ms| ByColor {
+            white: ms,
+            black: ms,
+        });
+        let positions = vec![spec.initial_position().clone()];
+        Game {
+            saved: SavedGame {
+                spec,
+                settings,
+                created_at_ms: now_ms,
+                moves: Vec::new(),
+                state: SavedState {
+                    version: 0,
+                    last_event_at_ms: now_ms,
+                    turn_started_at_ms: now_ms,
+                    remaining_ms,
+                    draw_offer: None,
+                    draw_offer_allowed_after: ByColor::default(),
+                    premoves: ByColor::default(),
+                    rematch: RematchState::None,
+                    result: None,
+                },
+            },
+            positions,
+        }
+    }
+
+    /// Rebuilds a game from what [`Game::saved`] returned, exactly as it was.
+    /// Call [`Game::check_time`] afterwards so that time spent while the
+    /// server was down counts.
+    ///
+    /// # Errors
+    /// [`RestoreError`] when a saved move is not legal where it was played or
+    /// the saved state contradicts the moves.
+    pub fn restore(saved: SavedGame) -> Result<Game, RestoreError> {
+        let real_time = saved.spec.time_control().is_real_time();
+        if saved.state.remaining_ms.is_some() != real_time {
+            return Err(RestoreError::Inconsistent(
+                "clocks do not match the time control",
+            ));
+        }
+        let mut positions = Vec::with_capacity(saved.moves.len() + 1);
+        positions.push(saved.spec.initial_position().clone());
+        for (ply, saved_move) in (0u32..).zip(&saved.moves) {
+            let bad_move = || RestoreError::BadMove {
+                ply,
+                uci: saved_move.uci.clone(),
+            };
+            let before = positions.last().ok_or_else(bad_move)?;
+            let uci: UciMove = saved_move.uci.parse().map_err(|_| bad_move())?;
+            let mv = uci.to_move(before).map_err(|_| bad_move())?;
+            if before.san(&mv) != saved_move.san {
+                return Err(RestoreError::Inconsistent("a move's san does not match"));
+            }
+            if saved_move.remaining_ms.is_some() != real_time {
+                return Err(RestoreError::Inconsistent(
+                    "a move's clocks do not match the time control",
+                ));
+            }
+            let after = before.play(&mv).map_err(|_| bad_move())?;
+            positions.push(after);
+        }
+        let game = Game { saved, positions };
+        let turn = game.turn();
+        if game.saved.state.premoves.get(turn).is_some() {
+            return Err(RestoreError::Inconsistent(
+                "a premove is stored for the side to move",
+            ));
+        }
+        Ok(game)
+    }
+
+    /// The persisted form of the game; see [`SavedGame`] for which parts are
+    /// append-only.
+    pub fn saved(&self) -> &SavedGame {
+        &self.saved
+    }
+
+    // ----- Queries ---------------------------------------------------------
+
+    pub fn spec(&self) -> &GameSpec {
+        &self.saved.spec
+    }
+
+    pub fn settings(&self) -> &GameSettings {
+        &self.saved.settings
+    }
+
+    pub fn time_control(&self) -> TimeControl {
+        self.saved.spec.time_control()
+    }
+
+    pub fn created_at_ms(&self) -> u64 {
+        self.saved.created_at_ms
+    }
+
+    /// The version of the last event, 0 before any.
+    pub fn version(&self) -> u64 {
+        self.saved.state.version
+    }
+
+    /// Created (abortable), started, or ended with a result.
+    pub fn status(&self) -> GameStatus {
+        match self.saved.state.result {
+            Some(result) => GameStatus::Ended(result),
+            None if self.ply() < 2 => GameStatus::Created,
+            None => GameStatus::Started,
+        }
+    }
+
+    /// The result once the game is over.
+    pub fn result(&self) -> Option<GameResult> {
+        self.saved.state.result
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.saved.state.result.is_some()
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        // `positions` always holds at least the initial position.
+        &self.positions[self.positions.len() - 1]
+    }
+
+    /// The position after `ply` moves (0 is the initial position).
+    pub fn position_at(&self, ply: u32) -> Option<&Position> {
+        self.positions.get(usize::try_from(ply).ok()?)
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.position().turn()
+    }
+
+    /// How many moves have been played; also the ply the next move is for.
+    pub fn ply(&self) -> u32 {
+        u32::try_from(self.saved.moves.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The moves played, with UCI, SAN, times and clocks.
+    pub fn moves(&self) -> &[SavedMove] {
+        &self.saved.moves
+    }
+
+    /// How many moves `color` has made.
+    pub fn moves_made_by(&self, color: Color) -> u32 {
+        let ply = self.ply();
+        if color == self.spec().initial_position().turn() {
+            ply.div_ceil(2)
+        } else {
+            ply / 2
+        }
+    }
+
+    /// Whose clock is running: the side to move, once both sides have made
+    /// their first move, in a real-time game that is not over.
+    pub fn running_clock(&self) -> Option<Color> {
+        let running = self.time_control().is_real_time()
+            && self.ply() >= 2
+            && self.saved.state.result.is_none();
+        running.then(|| self.turn())
+    }
+
+    /// Both remaining times at `now_ms`, or `None` in correspondence. The
+    /// running clock is counted down to `now_ms` (never below zero).
+    pub fn remaining_ms(&self, now_ms: u64) -> Option<ByColor<u64>> {
+        let mut remaining = self.saved.state.remaining_ms?;
+        if let Some(color) = self.running_clock() {
+            let elapsed = now_ms.saturating_sub(self.saved.state.turn_started_at_ms);
+            let clock = remaining.get_mut(color);
+            *clock = clock.saturating_sub(elapsed);
+        }
+        Some(remaining)
+    }
+
+    /// The instant at which the side to move flags, if a clock runs.
+    pub fn flag_deadline(&self) -> Option<u64> {
+        let color = self.running_clock()?;
+        let remaining = self.saved.state.remaining_ms?;
+        Some(self.saved.state.turn_started_at_ms + *remaining.get(color))
+    }
+
+    /// The instant at which the game is aborted if the side to move has not
+    /// made its first move.
+    pub fn first_move_deadline(&self) -> Option<u64> {
+        if self.ply() >= 2 || self.saved.state.result.is_some() {
+            return None;
+        }
+        let deadline = self
+            .saved
+            .settings
+            .first_move_deadline_ms
+            .for_speed(self.time_control().speed())?;
+        Some(self.saved.state.turn_started_at_ms.saturating_add(deadline))
+    }
+
+    /// The next instant at which [`Game::check_time`] would end the game (a
+    /// flag or a first-move abort), so the server can keep one timer per
+    /// game. `None` when nothing can happen by time alone.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.flag_deadline().or_else(|| self.first_move_deadline())
+    }
+
+    /// Whether either player may still abort: fewer than two moves made.
+    pub fn is_abortable(&self) -> bool {
+        self.saved.state.result.is_none() && self.ply() < 2
+    }
+
+    /// The side whose draw offer is open.
+    pub fn draw_offer(&self) -> Option<Color> {
+        self.saved.state.draw_offer
+    }
+
+    /// Whether `color` may offer a draw now.
+    ///
+    /// # Errors
+    /// The error [`Game::offer_draw`] would give, apart from settling time.
+    pub fn can_offer_draw(&self, color: Color) -> Result<(), GameError> {
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if self.ply() < 2 {
+            return Err(GameError::DrawOfferTooEarly);
+        }
+        if self.saved.state.draw_offer == Some(color) {
+            return Err(GameError::DrawAlreadyOffered);
+        }
+        if self.saved.state.draw_offer == Some(!color) {
+            // Offering back accepts the opponent's offer.
+            return Ok(());
+        }
+        let needed = *self.saved.state.draw_offer_allowed_after.get(color);
+        let made = self.moves_made_by(color);
+        if made < needed {
+            return Err(GameError::DrawOfferCooldown {
+                moves_left: needed - made,
+            });
+        }
+        Ok(())
+    }
+
+    /// The premove `color` has stored.
+    pub fn premove(&self, color: Color) -> Option<Premove> {
+        *self.saved.state.premoves.get(color)
+    }
+
+    /// Where the rematch question stands.
+    pub fn rematch(&self) -> RematchState {
+        self.saved.state.rematch
+    }
+
+    /// The spec of the rematch once it is accepted: the same as this game's
+    /// (same time control and position); the server swaps the seats.
+    pub fn rematch_spec(&self) -> Option<GameSpec> {
+        (self.saved.state.rematch == RematchState::Accepted).then(|| self.saved.spec.clone())
+    }
+
+    /// Checks that a move meant for `ply` would be the next one. A helper
+    /// for clients that resend moves after reconnecting.
+    ///
+    /// # Errors
+    /// [`GameError::WrongPly`] when it is not.
+    pub fn check_ply(&self, ply: u32) -> Result<(), GameError> {
+        let expected = self.ply();
+        if ply == expected {
+            Ok(())
+        } else {
+            Err(GameError::WrongPly { expected, got: ply })
+        }
+    }
+
+    // ----- Commands --------------------------------------------------------
+
+    /// `color` plays `uci`, meant for ply `for_ply` if given. If it ends the
+    /// game, a `game_ended` event follows the `move`; if the opponent has a
+    /// premove, it is then played or dropped in the same call.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NotYourTurn`],
+    /// [`GameError::WrongPly`], [`GameError::IllegalMove`].
+    pub fn play(
+        &mut self,
+        color: Color,
+        uci: UciMove,
+        for_ply: Option<u32>,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.turn() != color {
+            return Err(GameError::NotYourTurn);
+        }
+        if let Some(ply) = for_ply {
+            self.check_ply(ply)?;
+        }
+        let mv = uci
+            .to_move(self.position())
+            .map_err(|_| GameError::IllegalMove(uci.to_string()))?;
+        self.apply_move(color, mv, None, now, &mut events);
+        self.try_premove(now, &mut events);
+        Ok(events)
+    }
+
+    /// [`Game::play`] with the move as UCI text.
+    ///
+    /// # Errors
+    /// [`GameError::InvalidUci`] for text that is not UCI, then as
+    /// [`Game::play`].
+    pub fn play_uci(
+        &mut self,
+        color: Color,
+        uci: &str,
+        for_ply: Option<u32>,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
+        let parsed: UciMove = uci
+            .parse()
+            .map_err(|_| GameError::InvalidUci(uci.to_owned()))?;
+        self.play(color, parsed, for_ply, now_ms)
+    }
+
+    /// `color` resigns: the opponent wins.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`]; [`GameError::ResignNotAllowedYet`] before
+    /// both sides have moved (abort instead).
+    pub fn resign(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.ply() < 2 {
+            return Err(GameError::ResignNotAllowedYet);
+        }
+        self.end(
+            now,
+            GameResult {
+                winner: Some(!color),
+                reason: EndReason::Resignation,
+            },
+            &mut events,
+        );
+        Ok(events)
+    }
+
+    /// Aborts the game (no result) before both sides have moved; either
+    /// player may do so.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`]; [`GameError::AbortNotAllowed`] once both
+    /// sides have moved.
+    pub fn abort(&mut self, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.ply() >= 2 {
+            return Err(GameError::AbortNotAllowed);
+        }
+        self.end(now, ABORTED, &mut events);
+        Ok(events)
+    }
+
+    /// `color` offers a draw. If the opponent's offer is open, this accepts
+    /// it instead (as on lichess).
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::DrawOfferTooEarly`],
+    /// [`GameError::DrawAlreadyOffered`], [`GameError::DrawOfferCooldown`].
+    pub fn offer_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        self.can_offer_draw(color)?;
+        if self.saved.state.draw_offer == Some(!color) {
+            self.agree_draw(color, now, &mut events);
+        } else {
+            self.saved.state.draw_offer = Some(color);
+            self.emit(now, EventKind::DrawOffered { color }, &mut events);
+        }
+        Ok(events)
+    }
+
+    /// `color` accepts the opponent's open draw offer: a draw by agreement.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoDrawOffer`].
+    pub fn accept_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.saved.state.draw_offer != Some(!color) {
+            return Err(GameError::NoDrawOffer);
+        }
+        self.agree_draw(color, now, &mut events);
+        Ok(events)
+    }
+
+    /// `color` declines the opponent's open draw offer; the offerer must
+    /// wait out the cooldown before offering again.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoDrawOffer`].
+    pub fn decline_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.saved.state.draw_offer != Some(!color) {
+            return Err(GameError::NoDrawOffer);
+        }
+        self.close_draw_offer(!color);
+        self.emit(
+            now,
+            EventKind::DrawDeclined {
+                color,
+                by_move: false,
+            },
+            &mut events,
+        );
+        Ok(events)
+    }
+
+    /// `color` withdraws their own open draw offer. The cooldown applies as
+    /// after a decline, or offer-and-withdraw could be used to pester.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoOwnDrawOffer`].
+    pub fn withdraw_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.saved.state.draw_offer != Some(color) {
+            return Err(GameError::NoOwnDrawOffer);
+        }
+        self.close_draw_offer(color);
+        self.emit(now, EventKind::DrawWithdrawn { color }, &mut events);
+        Ok(events)
+    }
+
+    /// `color` stores a premove `from`-`to` during the opponent's turn,
+    /// replacing any earlier one. It must follow the piece's movement
+    /// pattern ([`Position::is_premove`]). A pawn going to its last rank
+    /// promotes to `promotion`, a queen if `None`; `promotion` must be
+    /// `None` for any other premove. `charge_ms` (the player's measured
+    /// round trip) is taken off their clock when the premove is played.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::PremoveOnOwnTurn`],
+    /// [`GameError::InvalidPremove`], [`GameError::InvalidPromotion`].
+    pub fn set_premove(
+        &mut self,
+        color: Color,
+        from: Square,
+        to: Square,
+        promotion: Option<Role>,
+        charge_ms: u64,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.turn() == color {
+            return Err(GameError::PremoveOnOwnTurn);
+        }
+        let named = UciMove::new(from, to, promotion).to_string();
+        let position = self.position();
+        if !position.is_premove(color, from, to) {
+            return Err(GameError::InvalidPremove(named));
+        }
+        let is_own_pawn = position
+            .board()
+            .piece_at(from)
+            .is_some_and(|piece| piece.color == color && piece.role == Role::Pawn);
+        let promotes = is_own_pawn && to.rank() == Rank::Eighth.relative_to(color);
+        let promotion = match (promotes, promotion) {
+            (true, None) => Some(Role::Queen),
+            (true, Some(role)) if role.is_promotion_target() => Some(role),
+            (false, None) => None,
+            _ => return Err(GameError::InvalidPromotion(named)),
+        };
+        let premove = Premove {
+            from,
+            to,
+            promotion,
+            charge_ms,
+        };
+        *self.saved.state.premoves.get_mut(color) = Some(premove);
+        let uci = premove.uci().to_string();
+        self.emit(now, EventKind::PremoveSet { color, uci }, &mut events);
+        Ok(events)
+    }
+
+    /// `color` cancels their premove.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::NoPremove`].
+    pub fn cancel_premove(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.settle(now, &mut events)? {
+            return Ok(events);
+        }
+        if self.premove(color).is_none() {
+            return Err(GameError::NoPremove);
+        }
+        self.clear_premove(color, PremoveCancelReason::Cancelled, now, &mut events);
+        Ok(events)
+    }
+
+    /// `color`'s connection dropped: their premove, if any, is cleared. Never
+    /// fails, so the server may call it for any game, over or not.
+    pub fn disconnected(&mut self, color: Color, now_ms: u64) -> Vec<Event> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.is_over() || self.settle(now, &mut events).unwrap_or(true) {
+            return events;
+        }
+        if self.premove(color).is_some() {
+            self.clear_premove(color, PremoveCancelReason::Disconnected, now, &mut events);
+        }
+        events
+    }
+
+    /// Ends the game if the side to move has flagged by `now_ms` (a timeout,
+    /// or a draw when the other side cannot mate or has a draw offer open),
+    /// or aborts it if a first-move deadline has passed. Returns no events
+    /// when nothing happened or the game was already over; never fails.
+    pub fn check_time(&mut self, now_ms: u64) -> Vec<Event> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if !self.is_over() {
+            // Settling a game that is not over cannot fail.
+            let _ended = self.settle(now, &mut events);
+        }
+        events
+    }
+
+    /// `color` offers a rematch after the game. If the opponent's offer is
+    /// open, this accepts it instead.
+    ///
+    /// # Errors
+    /// [`GameError::GameNotOver`], [`GameError::RematchAlreadyOffered`],
+    /// [`GameError::RematchAlreadyAccepted`].
+    pub fn offer_rematch(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        match self.rematch_state_after_game()? {
+            RematchState::Accepted => return Err(GameError::RematchAlreadyAccepted),
+            RematchState::Offered(offerer) if offerer == color => {
+                return Err(GameError::RematchAlreadyOffered);
+            }
+            RematchState::Offered(_) => {
+                self.saved.state.rematch = RematchState::Accepted;
+                self.emit(now, EventKind::RematchAccepted { color }, &mut events);
+            }
+            RematchState::None => {
+                self.saved.state.rematch = RematchState::Offered(color);
+                self.emit(now, EventKind::RematchOffered { color }, &mut events);
+            }
+        }
+        Ok(events)
+    }
+
+    /// `color` accepts the opponent's rematch offer; [`Game::rematch_spec`]
+    /// then gives the new game's spec.
+    ///
+    /// # Errors
+    /// [`GameError::GameNotOver`], [`GameError::NoRematchOffer`],
+    /// [`GameError::RematchAlreadyAccepted`].
+    pub fn accept_rematch(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        match self.rematch_state_after_game()? {
+            RematchState::Accepted => return Err(GameError::RematchAlreadyAccepted),
+            RematchState::Offered(offerer) if offerer != color => {
+                self.saved.state.rematch = RematchState::Accepted;
+                self.emit(now, EventKind::RematchAccepted { color }, &mut events);
+            }
+            RematchState::Offered(_) | RematchState::None => {
+                return Err(GameError::NoRematchOffer);
+            }
+        }
+        Ok(events)
+    }
+
+    /// `color` declines the opponent's rematch offer.
+    ///
+    /// # Errors
+    /// [`GameError::GameNotOver`], [`GameError::NoRematchOffer`],
+    /// [`GameError::RematchAlreadyAccepted`].
+    pub fn decline_rematch(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        match self.rematch_state_after_game()? {
+            RematchState::Accepted => return Err(GameError::RematchAlreadyAccepted),
+            RematchState::Offered(offerer) if offerer != color => {
+                self.saved.state.rematch = RematchState::None;
+                self.emit(now, EventKind::RematchDeclined { color }, &mut events);
+            }
+            RematchState::Offered(_) | RematchState::None => {
+                return Err(GameError::NoRematchOffer);
+            }
+        }
+        Ok(events)
+    }
+
+    /// `color` withdraws their own rematch offer.
+    ///
+    /// # Errors
+    /// [`GameError::GameNotOver`], [`GameError::NoOwnRematchOffer`],
+    /// [`GameError::RematchAlreadyAccepted`].
+    pub fn withdraw_rematch(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        match self.rematch_state_after_game()? {
+            RematchState::Accepted => return Err(GameError::RematchAlreadyAccepted),
+            RematchState::Offered(offerer) if offerer == color => {
+                self.saved.state.rematch = RematchState::None;
+                self.emit(now, EventKind::RematchWithdrawn { color }, &mut events);
+            }
+            RematchState::Offered(_) | RematchState::None => {
+                return Err(GameError::NoOwnRematchOffer);
+            }
+        }
+        Ok(events)
+    }
+
+    /// Takes moves back, in a game whose spec allows it. Clocks return to
+    /// their readings after the last remaining move and the side to move's
+    /// turn starts at `now_ms`; offers and premoves are cleared. A game the
+    /// board ended (checkmate or an automatic draw) is reopened; any other
+    /// ending is final.
+    ///
+    /// # Errors
+    /// [`GameError::TakebackNotAllowed`], [`GameError::GameOver`] (ended
+    /// other than by the board), [`GameError::NothingToTakeBack`].
+    pub fn take_back(&mut self, which: TakeBack, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        if !self.spec().takeback_allowed() {
+            return Err(GameError::TakebackNotAllowed);
+        }
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        match self.saved.state.result {
+            Some(result) if !result.reason.is_board_ending() => return Err(GameError::GameOver),
+            Some(_) => {}
+            None => {
+                if self.settle(now, &mut events)? {
+                    return Ok(events);
+                }
+            }
+        }
+        let undo = match which {
+            TakeBack::LastMove => 1,
+            TakeBack::ToTurnOf(color) if color == self.turn() => 2,
+            TakeBack::ToTurnOf(_) => 1,
+        };
+        let ply = self.ply();
+        if undo > ply {
+            return Err(GameError::NothingToTakeBack);
+        }
+        let keep = ply - undo;
+        let keep_len = usize::try_from(keep).unwrap_or(usize::MAX);
+        self.saved.moves.truncate(keep_len);
+        self.positions.truncate(keep_len + 1);
+        let state = &mut self.saved.state;
+        state.remaining_ms = match self.saved.moves.last() {
+            Some(last) => last.remaining_ms,
+            None => self
+                .saved
+                .spec
+                .time_control()
+                .initial_ms()
+                .map(|ms| ByColor {
+                    white: ms,
+                    black: ms,
+                }),
+        };
+        state.turn_started_at_ms = now;
+        state.result = None;
+        state.draw_offer = None;
+        state.premoves = ByColor::default();
+        state.rematch = RematchState::None;
+        let kind = EventKind::TakeBack {
+            plies_undone: undo,
+            ply: keep,
+            fen: self.position().fen(),
+            remaining_ms: self.saved.state.remaining_ms,
+            running: self.running_clock(),
+        };
+        self.emit(now, kind, &mut events);
+        Ok(events)
+    }
+
+    // ----- Internals -------------------------------------------------------
+
+    /// Time never runs backwards for a game.
+    fn clamp(&self, now_ms: u64) -> u64 {
+        now_ms.max(self.saved.state.last_event_at_ms)
+    }
+
+    /// Records an event with the next version.
+    fn emit(&mut self, now: u64, kind: EventKind, events: &mut Vec<Event>) {
+        let state = &mut self.saved.state;
+        state.version += 1;
+        state.last_event_at_ms = now;
+        events.push(Event {
+            version: state.version,
+            at_ms: now,
+            kind,
+        });
+    }
+
+    /// Refuses commands on a finished game, then ends the game if time has
+    /// run out by `now`. Returns whether it just ended.
+    fn settle(&mut self, now: u64, events: &mut Vec<Event>) -> Result<bool, GameError> {
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if self.first_move_deadline().is_some_and(|at| at <= now) {
+            self.end(now, ABORTED, events);
+            return Ok(true);
+        }
+        if let Some(flagged) = self.running_clock()
+            && self.flag_deadline().is_some_and(|at| at <= now)
+        {
+            let result = self.timeout_result(flagged);
+            self.end(now, result, events);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The result when `flagged` runs out of time: a loss, unless the other
+    /// side cannot mate or has offered a draw.
+    fn timeout_result(&self, flagged: Color) -> GameResult {
+        let other = !flagged;
+        let (winner, reason) = if self.position().has_insufficient_material(other) {
+            (None, EndReason::TimeoutVsInsufficientMaterial)
+        } else if self.saved.state.draw_offer == Some(other) {
+            (None, EndReason::TimeoutWithDrawOffer)
+        } else {
+            (Some(other), EndReason::Timeout)
+        };
+        GameResult { winner, reason }
+    }
+
+    /// Ends the game: clocks stop at `now`, offers and premoves go.
+    fn end(&mut self, now: u64, result: GameResult, events: &mut Vec<Event>) {
+        let remaining_ms = self.remaining_ms(now);
+        let state = &mut self.saved.state;
+        state.remaining_ms = remaining_ms;
+        state.turn_started_at_ms = now;
+        state.result = Some(result);
+        state.draw_offer = None;
+        state.premoves = ByColor::default();
+        self.emit(
+            now,
+            EventKind::GameEnded {
+                winner: result.winner,
+                reason: result.reason,
+                remaining_ms,
+            },
+            events,
+        );
+    }
+
+    fn agree_draw(&mut self, color: Color, now: u64, events: &mut Vec<Event>) {
+        self.saved.state.draw_offer = None;
+        self.emit(now, EventKind::DrawAccepted { color }, events);
+        self.end(
+            now,
+            GameResult {
+                winner: None,
+                reason: EndReason::Agreement,
+            },
+            events,
+        );
+    }
+
+    /// Removes `offerer`'s draw offer and starts their cooldown.
+    fn close_draw_offer(&mut self, offerer: Color) {
+        let allowed_after =
+            self.moves_made_by(offerer) + self.saved.settings.draw_offer_cooldown_moves;
+        let state = &mut self.saved.state;
+        state.draw_offer = None;
+        *state.draw_offer_allowed_after.get_mut(offerer) = allowed_after;
+    }
+
+    fn clear_premove(
+        &mut self,
+        color: Color,
+        reason: PremoveCancelReason,
+        now: u64,
+        events: &mut Vec<Event>,
+    ) {
+        *self.saved.state.premoves.get_mut(color) = None;
+        self.emit(now, EventKind::PremoveCancelled { color, reason }, events);
+    }
+
+    /// Whether the side whose time is at stake may lose by time: each side's
+    /// first move is free.
+    fn is_timed_ply(ply: u32) -> bool {
+        ply >= 2
+    }
+
+    /// Plays a legal move for `color` at `now`. `premove_charge` is the
+    /// charge of a premove, which replaces the time since the turn began.
+    /// The caller has made sure the mover has not flagged.
+    fn apply_move(
+        &mut self,
+        color: Color,
+        mv: Move,
+        premove_charge: Option<u64>,
+        now: u64,
+        events: &mut Vec<Event>,
+    ) {
+        let ply = self.ply();
+        let before = self.position();
+        let san = before.san(&mv);
+        let mut after = before.clone();
+        after.play_unchecked(&mv);
+
+        let timed = Self::is_timed_ply(ply);
+        let spent_ms = match (self.saved.state.remaining_ms, timed) {
+            (Some(_), true) => {
+                premove_charge.unwrap_or(now.saturating_sub(self.saved.state.turn_started_at_ms))
+            }
+            _ => 0,
+        };
+        let increment = if timed {
+            self.time_control().increment_ms().unwrap_or(0)
+        } else {
+            0
+        };
+        if let Some(remaining) = self.saved.state.remaining_ms.as_mut() {
+            let clock = remaining.get_mut(color);
+            *clock = clock.saturating_sub(spent_ms) + increment;
+        }
+        self.saved.state.turn_started_at_ms = now;
+
+        let uci = mv.to_uci().to_string();
+        self.saved.moves.push(SavedMove {
+            uci: uci.clone(),
+            san: san.clone(),
+            at_ms: now,
+            spent_ms,
+            remaining_ms: self.saved.state.remaining_ms,
+            premove: premove_charge.is_some(),
+        });
+        let fen = after.fen();
+        self.positions.push(after);
+        let ending = self.board_ending();
+
+        self.emit(
+            now,
+            EventKind::Move {
+                ply,
+                color,
+                uci,
+                san,
+                fen,
+                remaining_ms: self.saved.state.remaining_ms,
+                running: if ending.is_some() {
+                    None
+                } else {
+                    self.running_clock()
+                },
+                premove: premove_charge.is_some(),
+            },
+            events,
+        );
+        if let Some(result) = ending {
+            self.end(now, result, events);
+            return;
+        }
+        // Moving instead of answering declines the opponent's offer.
+        if self.saved.state.draw_offer == Some(!color) {
+            self.close_draw_offer(!color);
+            self.emit(
+                now,
+                EventKind::DrawDeclined {
+                    color,
+                    by_move: true,
+                },
+                events,
+            );
+        }
+    }
+
+    /// After a move, plays or drops the premove of the side now to move.
+    fn try_premove(&mut self, now: u64, events: &mut Vec<Event>) {
+        if self.is_over() {
+            return;
+        }
+        let color = self.turn();
+        let Some(premove) = self.saved.state.premoves.get_mut(color).take() else {
+            return;
+        };
+        let Ok(mv) = premove.uci().to_move(self.position()) else {
+            let uci = premove.uci().to_string();
+            self.emit(now, EventKind::PremoveDropped { color, uci }, events);
+            return;
+        };
+        let flags = Self::is_timed_ply(self.ply())
+            && self
+                .saved
+                .state
+                .remaining_ms
+                .is_some_and(|remaining| premove.charge_ms >= *remaining.get(color));
+        if flags {
+            let result = self.timeout_result(color);
+            let remaining = self.saved.state.remaining_ms.as_mut();
+            if let Some(remaining) = remaining {
+                *remaining.get_mut(color) = 0;
+            }
+            self.end(now, result, events);
+            return;
+        }
+        self.apply_move(color, mv, Some(premove.charge_ms), now, events);
+    }
+
+    /// How the board ends the game after the last move: checkmate or an
+    /// automatic draw, including threefold repetition.
+    fn board_ending(&self) -> Option<GameResult> {
+        let position = self.position();
+        if let Some(ending) = position.ending() {
+            return Some(GameResult {
+                winner: ending.winner(),
+                reason: EndReason::from_ending(ending),
+            });
+        }
+        self.is_threefold_repetition().then_some(GameResult {
+            winner: None,
+            reason: EndReason::ThreefoldRepetition,
+        })
+    }
+
+    /// Whether the current position occurred twice before. Only positions
+    /// since the last capture or pawn move can repeat it.
+    fn is_threefold_repetition(&self) -> bool {
+        let current = self.position();
+        let reversible = usize::try_from(current.halfmove_clock()).unwrap_or(usize::MAX);
+        let earlier = self.positions.iter().rev().skip(1).take(reversible);
+        let repeats = earlier.filter(|p| same_position(p, current)).count();
+        repeats >= 2
+    }
+
+    /// The rematch state, once the game is over.
+    fn rematch_state_after_game(&self) -> Result<RematchState, GameError> {
+        if self.is_over() {
+            Ok(self.saved.state.rematch)
+        } else {
+            Err(GameError::GameNotOver)
+        }
+    }
+}
+
+const ABORTED: GameResult = GameResult {
+    winner: None,
+    reason: EndReason::Aborted,
+};
+
+/// Positions are the same for repetition when placement, side to move,
+/// castling rights and en passant possibilities agree (FIDE 9.2).
+fn same_position(a: &Position, b: &Position) -> bool {
+    a.turn() == b.turn()
+        && a.board() == b.board()
+        && a.castling_rights() == b.castling_rights()
+        && a.legal_ep_square() == b.legal_ep_square()
+}
