@@ -112,20 +112,28 @@ export function squareLabel(square, piece) {
   return piece ? `${square}, ${piece.color} ${piece.role}` : `${square}, empty`;
 }
 
-/**
- * Material captured by each side, computed from what is left on the board
- * (so promotions count as the promoted piece). `byWhite` lists black
- * pieces White has taken; `advantage` is White's material minus Black's.
- */
-export function capturedMaterial(pieces) {
+function countPieces(pieces) {
   const count = { white: {}, black: {} };
   for (const { color, role } of pieces.values()) {
     count[color][role] = (count[color][role] ?? 0) + 1;
   }
+  return count;
+}
+
+/**
+ * Material captured by each side, computed from what is left on the board
+ * compared with the starting position (the usual one unless `initial` is
+ * given, for games from a set-up position); a promoted pawn counts as the
+ * piece it became. `byWhite` lists black pieces White has taken;
+ * `advantage` is White's material minus Black's.
+ */
+export function capturedMaterial(pieces, initial = null) {
+  const count = countPieces(pieces);
+  const start = initial ? countPieces(initial) : { white: START_COUNT, black: START_COUNT };
   const missing = (color) => {
     const list = [];
     for (const role of CAPTURE_ORDER) {
-      const gone = Math.max(0, START_COUNT[role] - (count[color][role] ?? 0));
+      const gone = Math.max(0, (start[color][role] ?? 0) - (count[color][role] ?? 0));
       for (let i = 0; i < gone; i++) list.push(role);
     }
     return list;
@@ -174,7 +182,7 @@ export function boardModel(input) {
     if (movable) classes.push("movable");
     return { square, piece, classes, label: squareLabel(square, piece), movable };
   });
-  return { orientation, squares, captured: capturedMaterial(pieces) };
+  return { orientation, squares, captured: capturedMaterial(pieces, input.initialPieces ?? null) };
 }
 
 /**

@@ -4,7 +4,7 @@
 // review position, promotion choice) and turns taps into intents.
 
 import * as api from "./api.js";
-import { BoardView, boardModel, applyUci, parseUci } from "./board.js";
+import { BoardView, boardModel, applyUci, parseUci, piecesFromFen } from "./board.js";
 import { pieceSvg } from "./pieces.js";
 import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
 import { ClockView } from "./clock.js";
@@ -14,6 +14,7 @@ import {
 } from "./game-state.js";
 
 const PING_EVERY_MS = 3000;
+const START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const $ = (sel) => document.querySelector(sel);
 
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
@@ -68,7 +69,8 @@ function render(animate = null) {
   const g = view.game;
   if (!g) return;
   const b = boardInput();
-  const model = boardModel({ ...b, selected: view.selected, orientation: view.orientation });
+  const initialPieces = g.initial_fen && g.initial_fen !== START_FEN ? piecesFromFen(g.initial_fen) : null;
+  const model = boardModel({ ...b, initialPieces, selected: view.selected, orientation: view.orientation });
   board.render(model, animate);
   input.refreshFocus();
   document.body.dataset.turn = g.turn;

@@ -97,6 +97,15 @@ test("captured material counts what is missing, most valuable first", () => {
   assert.equal(c.advantage, 9 + 3 - 3);
 });
 
+test("captured material of a set-up position is counted from that position", () => {
+  const initial = piecesFromFen("4k3/8/8/8/8/8/4P3/4K2R w K - 0 1");
+  const now = piecesFromFen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+  const c = capturedMaterial(now, initial);
+  assert.deepEqual(c.byBlack, ["rook"]);
+  assert.deepEqual(c.byWhite, []);
+  assert.equal(c.advantage, 1);
+});
+
 test("applying UCI moves handles castling, en passant and promotion", () => {
   let p = piecesFromFen("r3k2r/8/8/3pP3/8/8/1p6/R3K2R w KQkq d6 0 1");
   p = applyUci(p, "e1g1");

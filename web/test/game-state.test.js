@@ -43,11 +43,12 @@ test("a state replaces everything; a move event appends and replaces the envelop
   assert.deepEqual(r.effects, [{ kind: "moved", from: "g1", to: "f3", ply: 2 }]);
 });
 
-test("an event after a gap asks for a resync and changes nothing", () => {
+test("versions may skip numbers (private events of others); an event before any state asks for a resync", () => {
   const { game } = applyServerMessage(null, stateMsg());
   const r = applyServerMessage(game, moveEvent(5, 2, "g1f3", "Nf3"));
-  assert.equal(r.game, game);
-  assert.deepEqual(r.effects, [{ kind: "resync" }]);
+  assert.equal(r.game.version, 5);
+  assert.equal(r.game.moves.length, 3);
+  assert.deepEqual(applyServerMessage(null, moveEvent(5, 2, "g1f3", "Nf3")).effects, [{ kind: "resync" }]);
 });
 
 test("an event already applied is ignored (no double move)", () => {
@@ -140,6 +141,10 @@ test("controls shown follow the game's state and the seat", () => {
   c = availableControls({ ...game, seat: "none" });
   assert.ok(Object.values(c).every((v) => v === false), "spectators get no controls");
   c = availableControls({ ...game, mode: "local", seat: "both" });
-  assert.ok(c.takeback && !c.drawOffer);
+  assert.ok(c.takeback && !c.drawOffer && c.resign);
+  c = availableControls({ ...game, moves: [{ uci: "e2e4", san: "e4" }] });
+  assert.ok(c.abort && !c.resign && !c.drawOffer, "draw offers and resignation wait until both sides moved");
+  c = availableControls({ ...game, status: "finished", offers: { draw: null, rematch: "white" } });
+  assert.ok(c.rematchWithdraw && !c.rematchAccept);
   assert.deepEqual(seatColors({ seat: "both" }), ["white", "black"]);
 });
