@@ -73,6 +73,12 @@ export class ClockView {
     this.#draw();
   }
 
+  /** Draws into other elements (the board was flipped) without touching the time. */
+  setElements(elements) {
+    this.elements = elements;
+    this.#draw();
+  }
+
   /** Stops counting (the game ended or the page is going away). */
   stop() {
     if (this.pending !== null) this.cancel(this.pending);

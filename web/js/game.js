@@ -106,12 +106,13 @@ function renderPlayers(captured) {
     el.querySelector(".captured").setAttribute("aria-label", taken.length ? `Captured: ${taken.join(", ")}` : "Captured: none");
     el.querySelector(".clock").dataset.color = color;
   }
-  clocks.elements = {
-    white: $(`.player[data-color="white"] .clock`),
-    black: $(`.player[data-color="black"] .clock`),
-  };
-  clocks.update(g.status === "playing" || g.clocks ? g.clocks : null);
-  if (g.status !== "playing") clocks.stop();
+  const white = $(`.player[data-color="white"] .clock`);
+  const black = $(`.player[data-color="black"] .clock`);
+  if (clocks.elements.white !== white) {
+    // The board was flipped: the other clock elements show the same times.
+    for (const el of [white, black]) el.classList.remove("running", "low", "flagged");
+    clocks.setElements({ white, black });
+  }
 }
 
 function renderStatus() {
@@ -193,8 +194,7 @@ function renderPromotion() {
   const p = view.promotion;
   el.hidden = !p;
   if (!p) return el.replaceChildren();
-  const color = view.game.turn === "white" || view.game.seat === "both" ? view.game.turn : view.game.seat;
-  const pieceColor = p.color ?? color;
+  const pieceColor = p.color;
   el.innerHTML = promotionChoices(p.to, view.orientation)
     .map(
       (c) =>
@@ -356,6 +356,10 @@ function onServerMessage(msg) {
     }
   }
   if (!game) return;
+  if (msg.type === "state" || msg.type === "event") {
+    // Clocks are redrawn from the moment this message arrived; render() must not reset them.
+    clocks.update(game.clocks ?? null);
+  }
   if (view.pendingMove && game.moves.length > view.pendingMove.ply) {
     socket.settleMovesBelow(game.moves.length);
     view.pendingMove = null;
@@ -377,8 +381,8 @@ async function maybeJoinChallenge() {
   view.joining = true;
   try {
     await api.joinGame(gameId);
-    // The server sends everyone a fresh state; reconnect so our socket carries our seat.
-    socket.drop();
+    // The server sends everyone a fresh state; ask for it too in case it raced the join.
+    socket.send({ type: "hello", version: null });
   } catch (err) {
     view.notice = `Could not join this game: ${err.message}`;
     render();

@@ -55,3 +55,16 @@ test("the view counts down each frame and hides for correspondence", () => {
   assert.equal(els.white.hidden, true);
   assert.equal(els.black.hidden, true);
 });
+
+test("moving the clocks to other elements keeps the time counted so far", () => {
+  let now = 0;
+  const view = new ClockView({ white: new FakeElement(), black: new FakeElement() }, {
+    now: () => now, frame: () => 1, cancel: () => {},
+  });
+  view.update({ white_ms: 60_000, black_ms: 60_000, running: "black" });
+  now = 5_000;
+  const flipped = { white: new FakeElement(), black: new FakeElement() };
+  view.setElements(flipped);
+  assert.equal(flipped.black.textContent, "0:55");
+  assert.equal(flipped.white.textContent, "1:00");
+});
