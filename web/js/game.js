@@ -160,7 +160,14 @@ function renderMoves() {
       return li;
     }),
   );
-  list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+  // Keep the current move visible inside the list without scrolling the page.
+  const cur = list.querySelector(".current");
+  if (cur) {
+    const top = cur.offsetTop; // .moves is positioned, so this is relative to the list
+    if (top < list.scrollTop || top + cur.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+  }
 }
 
 function renderControls() {
