@@ -48,7 +48,7 @@ pub struct Game {
 impl Game {
     /// A new game created at `now_ms`. No event is emitted: the version is 0.
     pub fn new(spec: GameSpec, settings: GameSettings, now_ms: u64) -> Game {
-        let remaining_ms = spec.time_control().initial_ms().map(|ms| ByColor {
+        let remaining_ms = spec.time_control().starting_ms().map(|ms| ByColor {
             white: ms,
             black: ms,
         });
@@ -735,7 +735,7 @@ impl Game {
                 .saved
                 .spec
                 .time_control()
-                .initial_ms()
+                .starting_ms()
                 .map(|ms| ByColor {
                     white: ms,
                     black: ms,

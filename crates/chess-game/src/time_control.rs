@@ -136,6 +136,19 @@ impl RealTime {
         self.increment_ms
     }
 
+    /// The time each clock actually starts with: the initial time, except
+    /// that a game with no initial time starts with the increment, at least
+    /// 3 s, as on lichess; otherwise the first timed move would flag at once.
+    pub const fn starting_ms(self) -> u64 {
+        if self.initial_ms > 0 {
+            self.initial_ms
+        } else if self.increment_ms > 3_000 {
+            self.increment_ms
+        } else {
+            3_000
+        }
+    }
+
     /// The expected length of a game in seconds as lichess estimates it:
     /// the initial time plus forty increments.
     pub const fn estimated_seconds(self) -> u64 {
@@ -156,6 +169,15 @@ impl TimeControl {
     pub const fn initial_ms(self) -> Option<u64> {
         match self {
             TimeControl::RealTime(rt) => Some(rt.initial_ms),
+            TimeControl::Correspondence => None,
+        }
+    }
+
+    /// The time each clock starts with ([`RealTime::starting_ms`]), or
+    /// `None` for correspondence.
+    pub const fn starting_ms(self) -> Option<u64> {
+        match self {
+            TimeControl::RealTime(rt) => Some(rt.starting_ms()),
             TimeControl::Correspondence => None,
         }
     }

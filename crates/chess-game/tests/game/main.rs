@@ -1,0 +1,11 @@
+//! Black-box tests of the game state machine, with time as a value.
+
+mod clock;
+mod draw;
+mod endings;
+mod helpers;
+mod persistence;
+mod premove;
+mod properties;
+mod rematch;
+mod takeback;
