@@ -82,15 +82,15 @@ impl<'a> Searcher<'a> {
         {
             self.aborted = true;
         }
-        if self.nodes % CHECK_EVERY_NODES == 0 {
-            if self.deadline.stop.load(Ordering::Relaxed) {
-                self.aborted = true;
-            }
-            if let Some(deadline) = self.deadline.hard_deadline
-                && Instant::now() >= deadline
-            {
-                self.aborted = true;
-            }
+        // A relaxed load is nearly free; reading the clock is not.
+        if self.deadline.stop.load(Ordering::Relaxed) {
+            self.aborted = true;
+        }
+        if self.nodes % CHECK_EVERY_NODES == 0
+            && let Some(deadline) = self.deadline.hard_deadline
+            && Instant::now() >= deadline
+        {
+            self.aborted = true;
         }
     }
 
