@@ -123,6 +123,21 @@ describe("games on one screen", () => {
     assertNoPageErrors(page);
   });
 
+  test("the classic piece theme is remembered by the browser", async () => {
+    const page = await newPlayer(browser, server);
+    await localGame(page);
+    const fill = () => page.locator('[data-square="e1"] .piece').evaluate((el) => getComputedStyle(el).color);
+    const blue = await fill();
+    await page.getByRole("button", { name: "Classic pieces" }).click();
+    await page.reload();
+    await page.locator('[data-square="e1"] .piece').waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "classic");
+    assert.notEqual(await fill(), blue, "White's pieces are no longer blue");
+    await page.getByRole("button", { name: "Blue and pink pieces" }).click();
+    assert.equal(await fill(), blue);
+    assertNoPageErrors(page);
+  });
+
   test("touch: taps play moves on a phone-sized screen where the board fills the width", async () => {
     const page = await newPlayer(browser, server, { touch: true, viewport: { width: 390, height: 800 } });
     await localGame(page);

@@ -444,6 +444,7 @@ function wireControls() {
   $("#promotion").addEventListener("keydown", (e) => {
     if (e.key === "Escape") {
       e.preventDefault();
+      e.stopPropagation();
       escape();
       board.cell(view.selected ?? "e2")?.focus();
     }
