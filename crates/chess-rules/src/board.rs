@@ -73,6 +73,26 @@ impl Board {
         self.by_color.black &= mask;
     }
 
+    /// Adds `piece` on an empty `sq`, or removes it from `sq` where it
+    /// stands: the cheap update used when playing moves.
+    #[inline]
+    pub(crate) fn toggle(&mut self, sq: Square, piece: Piece) {
+        self.by_role[piece.role.index()].toggle(sq);
+        self.by_color.get_mut(piece.color).toggle(sq);
+    }
+
+    /// The colour of the piece on a square, if any.
+    #[inline]
+    pub fn color_at(&self, sq: Square) -> Option<Color> {
+        if self.by_color.white.contains(sq) {
+            Some(Color::White)
+        } else if self.by_color.black.contains(sq) {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
     /// Every occupied square.
     #[inline]
     pub fn occupied(&self) -> Bitboard {

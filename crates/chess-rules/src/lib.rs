@@ -3,6 +3,7 @@
 //!
 //! (Crate docs with runnable examples: to be written by the rules helpers.)
 
+pub mod attacks;
 mod bitboard;
 mod board;
 mod castling;
@@ -10,6 +11,7 @@ mod color;
 mod ending;
 mod fen;
 mod material;
+mod movegen;
 mod moves;
 mod perft;
 mod position;
@@ -19,6 +21,7 @@ mod role;
 mod san;
 mod square;
 mod uci;
+mod zobrist;
 
 pub mod pgn;
 

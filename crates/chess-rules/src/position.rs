@@ -1,21 +1,27 @@
 //! A chess position and the moves that can be played in it.
-//!
-//! OWNER: rules-core helper. Signatures here are the contract other crates
-//! build against; bodies are being filled in.
 
-use crate::{Bitboard, Board, CastlingRights, Color, Ending, Move, MoveList, Square};
+use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::zobrist;
+use crate::{
+    Bitboard, Board, CastlingRights, CastlingSide, Color, Ending, File, Move, MoveKind, MoveList,
+    Piece, Rank, Role, Square,
+};
 
 /// A legal chess position: placement, side to move, castling rights, en
 /// passant square and move counters. Built only by [`Position::startpos`],
 /// [`Position::from_fen`] or by playing legal moves, so it is always valid.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    board: Board,
-    turn: Color,
-    castling: CastlingRights,
-    ep_square: Option<Square>,
-    halfmove_clock: u32,
-    fullmove_number: u32,
+    pub(crate) board: Board,
+    pub(crate) turn: Color,
+    pub(crate) castling: CastlingRights,
+    pub(crate) ep_square: Option<Square>,
+    pub(crate) halfmove_clock: u32,
+    pub(crate) fullmove_number: u32,
+    /// Zobrist key of placement, castling rights and side to move, kept up
+    /// to date by `play_unchecked`; the en passant part is added on demand
+    /// because it depends on whether the capture is legal.
+    pub(crate) key: u64,
 }
 
 /// A move that is not legal in the position it was played in.
@@ -32,18 +38,89 @@ impl std::fmt::Display for IllegalMoveError {
 
 impl std::error::Error for IllegalMoveError {}
 
+/// King and rook home squares: a move from or to one of them can change castling rights.
+const CASTLING_SQUARES: Bitboard = Bitboard(0x9100_0000_0000_0091);
+
+/// Clears the castling rights that need a piece on `sq` to be unmoved:
+/// anything leaving or arriving on a king or rook home square ends them.
+fn clear_rights_touching(rights: &mut CastlingRights, sq: Square) {
+    for color in Color::ALL {
+        if sq == Square::from_coords(File::E, Rank::First.relative_to(color)) {
+            rights.remove_color(color);
+        }
+        for side in CastlingSide::ALL {
+            if sq == side.rook_from(color) {
+                rights.remove(color, side);
+            }
+        }
+    }
+}
+
 impl Position {
     /// The standard starting position.
     pub fn startpos() -> Position {
-        todo!()
+        let mut board = Board::empty();
+        let back = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
+        for (file, role) in File::ALL.into_iter().zip(back) {
+            for color in Color::ALL {
+                let home = Rank::First.relative_to(color);
+                let pawns = Rank::Second.relative_to(color);
+                board.set_piece_at(Square::from_coords(file, home), Piece::new(color, role));
+                board.set_piece_at(
+                    Square::from_coords(file, pawns),
+                    Piece::new(color, Role::Pawn),
+                );
+            }
+        }
+        Position::from_parts(board, Color::White, CastlingRights::ALL, None, 0, 1)
     }
 
+    /// Assembles a position from parts already checked to be valid and
+    /// computes its Zobrist key.
+    pub(crate) fn from_parts(
+        board: Board,
+        turn: Color,
+        castling: CastlingRights,
+        ep_square: Option<Square>,
+        halfmove_clock: u32,
+        fullmove_number: u32,
+    ) -> Position {
+        let mut key = zobrist::castling_key(castling);
+        if turn == Color::Black {
+            key ^= zobrist::black_to_move_key();
+        }
+        for (sq, piece) in board.pieces_iter() {
+            key ^= zobrist::piece_key(piece, sq);
+        }
+        Position {
+            board,
+            turn,
+            castling,
+            ep_square,
+            halfmove_clock,
+            fullmove_number,
+            key,
+        }
+    }
+
+    /// The placement of the pieces.
     pub fn board(&self) -> &Board {
         &self.board
     }
+    /// The side to move.
     pub fn turn(&self) -> Color {
         self.turn
     }
+    /// Castling rights of both sides (castling may still be impossible now).
     pub fn castling_rights(&self) -> CastlingRights {
         self.castling
     }
@@ -53,7 +130,12 @@ impl Position {
     }
     /// The en passant square only when an en passant capture is legal now.
     pub fn legal_ep_square(&self) -> Option<Square> {
-        todo!()
+        let ep = self.ep_square?;
+        let candidates = pawn_attacks(self.turn.other(), ep) & self.our(Role::Pawn);
+        candidates
+            .into_iter()
+            .any(|from| self.en_passant_is_safe(from, ep))
+            .then_some(ep)
     }
     /// Half-moves since the last capture or pawn move.
     pub fn halfmove_clock(&self) -> u32 {
@@ -66,58 +148,288 @@ impl Position {
 
     /// Every legal move.
     pub fn legal_moves(&self) -> MoveList {
-        todo!()
+        let mut moves = MoveList::new();
+        self.generate(|piece_moves| {
+            self.push_moves(
+                piece_moves.role,
+                piece_moves.from,
+                piece_moves.to,
+                &mut moves,
+            );
+            false
+        });
+        moves
     }
+
+    /// The number of legal moves, counted without listing them (promotions
+    /// count four times).
+    pub fn count_legal_moves(&self) -> usize {
+        let mut count = 0;
+        self.generate(|piece_moves| {
+            count += if piece_moves.role == Role::Pawn {
+                let promotions = piece_moves.to & Bitboard::BACKRANKS;
+                (piece_moves.to.count() + 3 * promotions.count()) as usize
+            } else {
+                piece_moves.to.count() as usize
+            };
+            false
+        });
+        count
+    }
+
     /// Whether the side to move has any legal move.
     pub fn has_legal_moves(&self) -> bool {
-        todo!()
+        self.generate(|_| true)
     }
     /// Whether `m` is legal here.
-    pub fn is_legal(&self, _m: &Move) -> bool {
-        todo!()
+    pub fn is_legal(&self, m: &Move) -> bool {
+        if self.board.piece_at(m.from()) != Some(Piece::new(self.turn, m.role())) {
+            return false;
+        }
+        let mut found = false;
+        self.generate(|piece_moves| {
+            if piece_moves.from == m.from() && piece_moves.to.contains(m.to()) {
+                let mut moves = MoveList::new();
+                self.push_moves(
+                    piece_moves.role,
+                    piece_moves.from,
+                    m.to().into(),
+                    &mut moves,
+                );
+                found = moves.contains(m);
+                return true;
+            }
+            false
+        });
+        found
     }
     /// Legal destinations of each piece of the side to move that can move.
+    /// Castling shows as the king's two-square move (`e1` to `g1`).
     pub fn legal_destinations(&self) -> Vec<(Square, Bitboard)> {
-        todo!()
+        let mut destinations = Vec::new();
+        self.generate(|piece_moves| {
+            destinations.push((piece_moves.from, piece_moves.to));
+            false
+        });
+        destinations.sort_by_key(|(from, _)| *from);
+        destinations
     }
     /// Plays a legal move and returns the new position.
     ///
     /// # Errors
     /// [`IllegalMoveError`] if `m` is not legal here; `self` is unchanged.
-    pub fn play(&self, _m: &Move) -> Result<Position, IllegalMoveError> {
-        todo!()
+    pub fn play(&self, m: &Move) -> Result<Position, IllegalMoveError> {
+        if !self.is_legal(m) {
+            return Err(IllegalMoveError {
+                uci: m.to_uci().to_string(),
+            });
+        }
+        let mut next = self.clone();
+        next.play_unchecked(m);
+        Ok(next)
     }
+
     /// Plays a move known to be legal (for example from [`Position::legal_moves`]).
-    pub fn play_unchecked(&mut self, _m: &Move) {
-        todo!()
+    ///
+    /// Playing a move that is not legal here leaves the position in an
+    /// unspecified (but memory-safe) state.
+    pub fn play_unchecked(&mut self, m: &Move) {
+        let us = self.turn;
+        let (from, to) = (m.from(), m.to());
+        let moving = Piece::new(us, m.role());
+
+        self.ep_square = None;
+        self.halfmove_clock = if m.is_zeroing() {
+            0
+        } else {
+            self.halfmove_clock.saturating_add(1)
+        };
+        if us == Color::Black {
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
+        }
+
+        self.toggle(from, moving);
+        match m.kind() {
+            MoveKind::Normal => {
+                self.toggle(to, moving);
+                if m.role() == Role::Pawn && from.rank().index().abs_diff(to.rank().index()) == 2 {
+                    // The square the pawn skipped over.
+                    self.ep_square = Some(Square::from_index((from.index() + to.index()) / 2));
+                }
+            }
+            MoveKind::Capture { captured } => {
+                self.toggle(to, Piece::new(us.other(), captured));
+                self.toggle(to, moving);
+            }
+            MoveKind::EnPassant => {
+                let captured_sq = Square::from_coords(to.file(), from.rank());
+                self.toggle(captured_sq, Piece::new(us.other(), Role::Pawn));
+                self.toggle(to, moving);
+            }
+            MoveKind::Castle { side } => {
+                self.toggle(to, moving);
+                let rook = Piece::new(us, Role::Rook);
+                self.toggle(side.rook_from(us), rook);
+                self.toggle(side.rook_to(us), rook);
+            }
+            MoveKind::Promotion {
+                promotion,
+                captured,
+            } => {
+                if let Some(captured) = captured {
+                    self.toggle(to, Piece::new(us.other(), captured));
+                }
+                self.toggle(to, Piece::new(us, promotion));
+            }
+        }
+
+        if !self.castling.is_empty() && (CASTLING_SQUARES & (Bitboard::from(from) | to)).any() {
+            let mut rights = self.castling;
+            clear_rights_touching(&mut rights, from);
+            clear_rights_touching(&mut rights, to);
+            self.key ^= zobrist::castling_key(self.castling) ^ zobrist::castling_key(rights);
+            self.castling = rights;
+        }
+
+        self.turn = us.other();
+        self.key ^= zobrist::black_to_move_key();
     }
+
+    /// Adds or removes a piece, keeping the Zobrist key in step.
+    #[inline]
+    fn toggle(&mut self, sq: Square, piece: Piece) {
+        self.board.toggle(sq, piece);
+        self.key ^= zobrist::piece_key(piece, sq);
+    }
+
     /// Pieces giving check to the side to move.
     pub fn checkers(&self) -> Bitboard {
-        todo!()
+        self.attackers_to(self.our_king(), self.turn.other())
     }
+    /// Whether the side to move is in check.
     pub fn is_check(&self) -> bool {
         self.checkers().any()
     }
+    /// Whether the side to move is checkmated.
     pub fn is_checkmate(&self) -> bool {
         self.is_check() && !self.has_legal_moves()
     }
+    /// Whether the side to move is stalemated.
     pub fn is_stalemate(&self) -> bool {
         !self.is_check() && !self.has_legal_moves()
     }
     /// Squares of `attacker`'s pieces that attack `sq` given the current occupancy.
-    pub fn attackers_to(&self, _sq: Square, _attacker: Color) -> Bitboard {
-        todo!()
+    pub fn attackers_to(&self, sq: Square, attacker: Color) -> Bitboard {
+        self.attackers_with_occupancy(sq, attacker, self.board.occupied())
     }
+
+    /// `attacker`'s pieces attacking `sq` if the occupied squares were `occupied`.
+    #[inline]
+    pub(crate) fn attackers_with_occupancy(
+        &self,
+        sq: Square,
+        attacker: Color,
+        occupied: Bitboard,
+    ) -> Bitboard {
+        let board = &self.board;
+        ((rook_attacks(sq, occupied) & board.rooks_and_queens(attacker))
+            | (bishop_attacks(sq, occupied) & board.bishops_and_queens(attacker))
+            | (knight_attacks(sq) & board.pieces(attacker, Role::Knight))
+            | (king_attacks(sq) & board.pieces(attacker, Role::King))
+            | (pawn_attacks(attacker.other(), sq) & board.pieces(attacker, Role::Pawn)))
+            & occupied
+    }
+
+    /// The side to move's pieces of one role.
+    #[inline]
+    pub(crate) fn our(&self, role: Role) -> Bitboard {
+        self.board.pieces(self.turn, role)
+    }
+
+    /// The square of the side to move's king.
+    #[inline]
+    pub(crate) fn our_king(&self) -> Square {
+        self.board
+            .king_of(self.turn)
+            .expect("a valid position has exactly one king per side")
+    }
+
+    /// Whether capturing en passant from `from` onto `ep` leaves the king safe:
+    /// decided on the board after the capture, because removing two pawns
+    /// from one rank can open a line that no pin test sees.
+    pub(crate) fn en_passant_is_safe(&self, from: Square, ep: Square) -> bool {
+        let captured = Square::from_coords(ep.file(), from.rank());
+        let occupied = (self.board.occupied() ^ from ^ captured) | ep;
+        let them = self.turn.other();
+        // The captured pawn is gone; `attackers_with_occupancy` masks by occupancy.
+        self.attackers_with_occupancy(self.our_king(), them, occupied)
+            .is_empty()
+    }
+
     /// Zobrist hash of placement, side to move, castling rights and the
     /// en passant square only when an en passant capture is legal.
     pub fn zobrist_key(&self) -> u64 {
-        todo!()
+        match self.legal_ep_square() {
+            Some(ep) => self.key ^ zobrist::en_passant_key(ep),
+            None => self.key,
+        }
     }
     /// How the board alone ends the game here: checkmate, stalemate,
     /// insufficient material or the fifty-move rule (repetition needs the
     /// game's history: see [`crate::GameRecord`]).
+    ///
+    /// Checkmate on the hundredth half-move wins: mate is tested first.
     pub fn ending(&self) -> Option<Ending> {
-        todo!()
+        if !self.has_legal_moves() {
+            return Some(if self.is_check() {
+                Ending::Checkmate {
+                    winner: self.turn.other(),
+                }
+            } else {
+                Ending::Stalemate
+            });
+        }
+        if self.is_insufficient_material() {
+            return Some(Ending::InsufficientMaterial);
+        }
+        if self.halfmove_clock >= 100 {
+            return Some(Ending::FiftyMoves);
+        }
+        None
+    }
+
+    /// Turns generated destinations into moves with their kinds.
+    fn push_moves(&self, role: Role, from: Square, targets: Bitboard, moves: &mut MoveList) {
+        for to in targets {
+            let captured = self.board.role_at(to);
+            let kind = match (role, captured) {
+                (Role::King, None) if from.distance(to) == 2 => MoveKind::Castle {
+                    side: if to.file() == File::G {
+                        CastlingSide::KingSide
+                    } else {
+                        CastlingSide::QueenSide
+                    },
+                },
+                (Role::Pawn, None) if from.file() != to.file() => MoveKind::EnPassant,
+                (Role::Pawn, captured) if Bitboard::BACKRANKS.contains(to) => {
+                    for promotion in Role::PROMOTIONS {
+                        moves.push(Move::new(
+                            role,
+                            from,
+                            to,
+                            MoveKind::Promotion {
+                                promotion,
+                                captured,
+                            },
+                        ));
+                    }
+                    continue;
+                }
+                (_, Some(captured)) => MoveKind::Capture { captured },
+                (_, None) => MoveKind::Normal,
+            };
+            moves.push(Move::new(role, from, to, kind));
+        }
     }
 }
 
