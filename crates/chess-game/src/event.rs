@@ -18,6 +18,7 @@ pub struct Event {
     /// When it happened, on the caller's time scale.
     pub at_ms: u64,
     #[cfg_attr(feature = "serde", serde(flatten))]
+    /// What happened.
     pub kind: EventKind,
 }
 

@@ -128,18 +128,22 @@ impl Game {
 
     // ----- Queries ---------------------------------------------------------
 
+    /// What the game was created from.
     pub fn spec(&self) -> &GameSpec {
         &self.saved.spec
     }
 
+    /// The settings the game was created with.
     pub fn settings(&self) -> &GameSettings {
         &self.saved.settings
     }
 
+    /// The game's time control.
     pub fn time_control(&self) -> TimeControl {
         self.saved.spec.time_control()
     }
 
+    /// When the game was created.
     pub fn created_at_ms(&self) -> u64 {
         self.saved.created_at_ms
     }
@@ -163,6 +167,7 @@ impl Game {
         self.saved.state.result
     }
 
+    /// Whether the game has a result (aborted included).
     pub fn is_over(&self) -> bool {
         self.saved.state.result.is_some()
     }
@@ -371,6 +376,20 @@ impl Game {
             .parse()
             .map_err(|_| GameError::InvalidUci(uci.to_owned()))?;
         self.play(color, parsed, for_ply, now_ms)
+    }
+
+    /// [`Game::play`] with a [`Move`] (from the engine, say).
+    ///
+    /// # Errors
+    /// As [`Game::play`].
+    pub fn play_move(
+        &mut self,
+        color: Color,
+        mv: Move,
+        for_ply: Option<u32>,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
+        self.play(color, mv.to_uci(), for_ply, now_ms)
     }
 
     /// `color` resigns: the opponent wins.

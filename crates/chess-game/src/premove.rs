@@ -8,7 +8,9 @@ use chess_rules::{Role, Square, UciMove};
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Premove {
+    /// The square of the piece to move.
     pub from: Square,
+    /// Where it goes.
     pub to: Square,
     /// `Some` exactly when a pawn premoves to its last rank (queen unless
     /// the player chose otherwise).

@@ -94,6 +94,7 @@ impl fmt::Display for EndReason {
 pub struct GameResult {
     /// The winner, or `None` for a draw or an aborted game.
     pub winner: Option<Color>,
+    /// Why the game ended.
     pub reason: EndReason,
 }
 

@@ -20,7 +20,9 @@ use crate::{GameResult, GameSettings, GameSpec, Premove};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SavedGame {
+    /// What the game was created from; never changes.
     pub spec: GameSpec,
+    /// The settings it was created with; never change.
     pub settings: GameSettings,
     /// When the game was created (the start of White's first-move deadline).
     pub created_at_ms: u64,
@@ -73,7 +75,9 @@ pub struct SavedState {
     pub draw_offer_allowed_after: ByColor<u32>,
     /// Stored premoves.
     pub premoves: ByColor<Option<Premove>>,
+    /// Where the rematch question stands.
     pub rematch: RematchState,
+    /// The result once the game is over.
     pub result: Option<GameResult>,
 }
 

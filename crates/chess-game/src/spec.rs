@@ -102,14 +102,17 @@ impl GameSpec {
         self
     }
 
+    /// The time control of both sides.
     pub fn time_control(&self) -> TimeControl {
         self.time_control
     }
 
+    /// The position the game starts from.
     pub fn initial_position(&self) -> &Position {
         &self.initial
     }
 
+    /// Whether moves may be taken back (see [`GameSpec::with_takeback`]).
     pub fn takeback_allowed(&self) -> bool {
         self.takeback_allowed
     }
