@@ -38,4 +38,4 @@ pub use record::{GameRecord, Ply};
 pub use role::{Piece, Role};
 pub use san::{San, SanError};
 pub use square::{File, ParseSquareError, Rank, Square};
-pub use uci::{UciError, UciMove};
+pub use uci::{UciError, UciMove, UciMoveError};
