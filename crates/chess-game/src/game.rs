@@ -718,7 +718,8 @@ impl Game {
     ///
     /// # Errors
     /// [`GameError::TakebackNotAllowed`], [`GameError::GameOver`] (ended
-    /// other than by the board), [`GameError::NothingToTakeBack`].
+    /// other than by the board), [`GameError::RematchAlreadyAccepted`],
+    /// [`GameError::NothingToTakeBack`].
     pub fn take_back(&mut self, which: TakeBack, now_ms: u64) -> Result<Vec<Event>, GameError> {
         if !self.spec().takeback_allowed() {
             return Err(GameError::TakebackNotAllowed);
@@ -727,6 +728,10 @@ impl Game {
         let mut events = Vec::new();
         match self.saved.state.result {
             Some(result) if !result.reason.is_board_ending() => return Err(GameError::GameOver),
+            // The rematch has begun: this game stays as it ended.
+            Some(_) if self.saved.state.rematch == RematchState::Accepted => {
+                return Err(GameError::RematchAlreadyAccepted);
+            }
             Some(_) => {}
             None => {
                 if self.settle(now, &mut events)? {

@@ -134,3 +134,32 @@ fn take_back_clears_offers_and_premoves() {
     assert_eq!(g.draw_offer(), None);
     assert_eq!(g.premove(White), None);
 }
+
+#[test]
+fn no_take_back_once_the_rematch_has_begun() {
+    let mut g = local("correspondence");
+    play_line(&mut g, &["f2f3", "e7e5", "g2g4", "d8h4"], T0 + 1_000);
+    g.offer_rematch(White, T0 + 5_000).unwrap();
+    g.accept_rematch(Black, T0 + 6_000).unwrap();
+    assert_eq!(
+        g.take_back(TakeBack::LastMove, T0 + 7_000),
+        Err(GameError::RematchAlreadyAccepted)
+    );
+    assert!(g.is_over());
+}
+
+#[test]
+fn take_back_to_the_first_moves_restarts_the_first_move_deadline() {
+    let mut g = local("5+3"); // blitz: 25 s per first move
+    play_line(&mut g, &["e2e4", "e7e5"], T0 + 1_000);
+    g.take_back(TakeBack::LastMove, T0 + 100_000).unwrap();
+    assert_eq!(g.running_clock(), None);
+    assert_eq!(g.next_deadline(), Some(T0 + 125_000));
+    assert_eq!(
+        g.remaining_ms(T0 + 110_000),
+        Some(ByColor {
+            white: 300_000,
+            black: 300_000
+        })
+    );
+}
