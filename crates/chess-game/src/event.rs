@@ -69,7 +69,7 @@ pub enum EventKind {
     RematchWithdrawn { color: Color },
     /// `color` accepted the rematch: the server creates the new game.
     RematchAccepted { color: Color },
-    /// The game ended.
+    /// The game ended. Any open draw offer and premoves are gone with it.
     GameEnded {
         winner: Option<Color>,
         reason: EndReason,
