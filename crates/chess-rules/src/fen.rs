@@ -455,3 +455,210 @@ fn check_en_passant(board: &Board, turn: Color, ep: Square) -> Result<(), FenErr
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn every_error_variant_has_a_fen_that_triggers_it() {
+        let cases: &[(&str, FenError)] = &[
+            ("", FenError::WrongFieldCount { found: 1 }),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0",
+                FenError::WrongFieldCount { found: 5 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR  w KQkq - 0 1",
+                FenError::WrongFieldCount { found: 7 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::WrongRankCount { found: 7 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::WrongRankCount { found: 9 },
+            ),
+            (
+                "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::RankTooLong {
+                    rank: Rank::Seventh,
+                },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/7/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::RankTooShort { rank: Rank::Fourth },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+                FenError::BadBoardChar { ch: 'X' },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/0/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::BadBoardChar { ch: '0' },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/44/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::AdjacentDigits { rank: Rank::Fourth },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR W KQkq - 0 1",
+                FenError::BadSideToMove { found: "W".into() },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkx - 0 1",
+                FenError::BadCastling {
+                    found: "KQkx".into(),
+                },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KK - 0 1",
+                FenError::BadCastling { found: "KK".into() },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1",
+                FenError::BadEnPassant { found: "e9".into() },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - -1 1",
+                FenError::BadHalfmoveClock { found: "-1".into() },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - +3 1",
+                FenError::BadHalfmoveClock { found: "+3".into() },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0",
+                FenError::BadFullmoveNumber { found: "0".into() },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 one",
+                FenError::BadFullmoveNumber {
+                    found: "one".into(),
+                },
+            ),
+            (
+                "rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
+                FenError::NoKing {
+                    color: Color::Black,
+                },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKKNR w kq - 0 1",
+                FenError::TooManyKings {
+                    color: Color::White,
+                },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/NNNNNNNN/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::TooManyPieces {
+                    color: Color::White,
+                },
+            ),
+            (
+                "rnbqkbn1/pppppppp/p7/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
+                FenError::TooManyPawns {
+                    color: Color::Black,
+                },
+            ),
+            (
+                "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+                FenError::PawnOnBackRank { square: Square::A1 },
+            ),
+            ("4k3/4R3/8/8/8/8/8/4K3 w - - 0 1", FenError::OpponentInCheck),
+            (
+                "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+                FenError::ImpossibleCastling {
+                    color: Color::White,
+                    side: CastlingSide::KingSide,
+                },
+            ),
+            (
+                "r4k2/8/8/8/8/8/8/4K3 w q - 0 1",
+                FenError::ImpossibleCastling {
+                    color: Color::Black,
+                    side: CastlingSide::QueenSide,
+                },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e4 0 1",
+                FenError::EnPassantWrongRank { square: Square::E4 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e3 0 1",
+                FenError::EnPassantWrongRank { square: Square::E3 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq d3 0 1",
+                FenError::EnPassantNoPawn { square: Square::D3 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/4N3/PPPP1PPP/R1BQKBNR b KQkq e3 0 1",
+                FenError::EnPassantNotEmpty { square: Square::E3 },
+            ),
+        ];
+        for (fen, expected) in cases {
+            assert_eq!(Position::from_fen(fen).as_ref(), Err(expected), "{fen:?}");
+            // Every message is lowercase, as the house style asks.
+            let message = expected.to_string();
+            assert!(
+                !message.starts_with(char::is_uppercase),
+                "message {message:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn round_trips_valid_fens() {
+        for fen in [
+            START,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            "8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1",
+            "4k3/8/8/8/8/8/8/4K2R w K - 37 112",
+        ] {
+            assert_eq!(Position::from_fen(fen).map(|p| p.fen()).as_deref(), Ok(fen));
+        }
+        assert_eq!(Position::startpos().fen(), START);
+    }
+
+    #[test]
+    fn lenient_reader_accepts_four_fields_and_strict_does_not() {
+        let epd = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        assert_eq!(
+            Position::from_fen(epd),
+            Err(FenError::WrongFieldCount { found: 4 })
+        );
+        assert_eq!(Position::from_fen_lenient(epd), Ok(Position::startpos()));
+        assert_eq!(
+            Position::from_fen_lenient("8/8/8/8 w"),
+            Err(FenError::WrongFieldCount { found: 2 })
+        );
+    }
+
+    #[test]
+    fn messages_name_the_problem() {
+        assert_eq!(
+            FenError::TooManyKings {
+                color: Color::White
+            }
+            .to_string(),
+            "white has more than one king"
+        );
+        assert_eq!(
+            FenError::ImpossibleCastling {
+                color: Color::Black,
+                side: CastlingSide::QueenSide
+            }
+            .to_string(),
+            "black queen-side castling right needs the king on e8 and a rook on a8"
+        );
+        assert_eq!(
+            FenError::OpponentInCheck.to_string(),
+            "the side not to move is in check"
+        );
+    }
+}

@@ -438,3 +438,225 @@ impl Default for Position {
         Position::startpos()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap_or_else(|err| panic!("{fen}: {err}"))
+    }
+
+    /// Plays moves given in UCI, finding each among the legal moves.
+    fn play_uci(mut position: Position, moves: &[&str]) -> Position {
+        for uci in moves {
+            let m = *position
+                .legal_moves()
+                .iter()
+                .find(|m| m.to_uci().to_string() == *uci)
+                .unwrap_or_else(|| panic!("{uci} is not legal in {}", position.fen()));
+            position = position.play(&m).expect("a generated move is legal");
+        }
+        position
+    }
+
+    #[test]
+    fn startpos_has_twenty_moves_and_no_check() {
+        let start = Position::startpos();
+        assert_eq!(start.legal_moves().len(), 20);
+        assert_eq!(start.count_legal_moves(), 20);
+        assert!(!start.is_check());
+        assert_eq!(start.legal_ep_square(), None);
+    }
+
+    #[test]
+    fn playing_updates_every_field() {
+        let after = play_uci(Position::startpos(), &["e2e4", "c7c5", "g1f3"]);
+        assert_eq!(
+            after.fen(),
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+        let castled = play_uci(
+            pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"),
+            &["e1g1", "a8a1"],
+        );
+        assert_eq!(castled.fen(), "4k2r/8/8/8/8/8/8/r4RK1 w k - 0 2");
+    }
+
+    #[test]
+    fn illegal_moves_are_refused_and_leave_the_position_alone() {
+        let start = Position::startpos();
+        let jump = Move::new(Role::Pawn, Square::E2, Square::E5, MoveKind::Normal);
+        assert_eq!(
+            start.play(&jump),
+            Err(IllegalMoveError { uci: "e2e5".into() })
+        );
+        // The right squares but the wrong kind: e2e4 is not a capture.
+        let fake_capture = Move::new(
+            Role::Pawn,
+            Square::E2,
+            Square::E4,
+            MoveKind::Capture {
+                captured: Role::Pawn,
+            },
+        );
+        assert!(!start.is_legal(&fake_capture));
+        // A black move when White is to move.
+        let black = Move::new(Role::Pawn, Square::E7, Square::E5, MoveKind::Normal);
+        assert!(!start.is_legal(&black));
+        assert_eq!(start, Position::startpos());
+    }
+
+    #[test]
+    fn pinned_pieces_stay_on_the_pin_line() {
+        // The e2 rook is pinned by the e8 rook: it may only move along the e-file.
+        let pinned = pos("4r2k/8/8/8/8/8/4R3/4K3 w - - 0 1");
+        let rook_moves: Vec<String> = pinned
+            .legal_moves()
+            .iter()
+            .filter(|m| m.role() == Role::Rook)
+            .map(|m| m.to_uci().to_string())
+            .collect();
+        assert_eq!(rook_moves, ["e2e3", "e2e4", "e2e5", "e2e6", "e2e7", "e2e8"]);
+    }
+
+    #[test]
+    fn en_passant_that_exposes_the_king_on_the_rank_is_illegal() {
+        // After ...c7c5 the b5 pawn could take on c6, but that would open
+        // the fifth rank between the a5 king and the h5 rook.
+        let position = play_uci(pos("3k4/2p5/8/KP5r/8/8/8/8 b - - 0 1"), &["c7c5"]);
+        assert_eq!(position.ep_square(), Some(Square::C6));
+        assert_eq!(position.legal_ep_square(), None);
+        assert!(!position.legal_moves().iter().any(Move::is_en_passant));
+        // Without the rook the capture is legal.
+        let free = play_uci(pos("3k4/2p5/8/KP6/8/8/8/8 b - - 0 1"), &["c7c5"]);
+        assert_eq!(free.legal_ep_square(), Some(Square::C6));
+        assert!(free.legal_moves().iter().any(Move::is_en_passant));
+    }
+
+    #[test]
+    fn castling_is_refused_out_of_through_and_into_check() {
+        let castles = |fen: &str| -> Vec<String> {
+            pos(fen)
+                .legal_moves()
+                .iter()
+                .filter(|m| m.castling_side().is_some())
+                .map(|m| m.to_uci().to_string())
+                .collect()
+        };
+        assert_eq!(
+            castles("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"),
+            ["e1c1", "e1g1"]
+        );
+        // Out of check.
+        assert!(castles("4k3/4r3/8/8/8/8/8/R3K2R w KQ - 0 1").is_empty());
+        // Through check on f1, and into check on c1.
+        assert!(castles("2r1kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1").is_empty());
+        // b1 attacked does not matter: only the king's path counts.
+        assert_eq!(castles("1r2k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), ["e1c1"]);
+        // A piece between king and rook blocks, even on b1.
+        assert!(castles("4k3/8/8/8/8/8/8/RN2K3 w Q - 0 1").is_empty());
+    }
+
+    #[test]
+    fn legal_destinations_group_moves_by_piece() {
+        let destinations = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").legal_destinations();
+        let king = destinations
+            .iter()
+            .find(|(from, _)| *from == Square::E1)
+            .map(|(_, to)| *to)
+            .expect("the king can move");
+        assert!(king.contains(Square::G1) && king.contains(Square::C1));
+        let total: u32 = destinations.iter().map(|(_, to)| to.count()).sum();
+        assert_eq!(total, 26);
+    }
+
+    #[test]
+    fn checkers_and_attackers() {
+        let position = pos("4k3/8/8/8/1b6/8/8/r3K3 w - - 0 1");
+        assert_eq!(position.checkers(), Bitboard::from(Square::A1) | Square::B4);
+        // Double check: only the king moves.
+        assert!(
+            position
+                .legal_moves()
+                .iter()
+                .all(|m| m.role() == Role::King)
+        );
+        assert_eq!(
+            position.attackers_to(Square::D2, Color::Black),
+            Bitboard::from(Square::B4)
+        );
+        // The white king on e1 blocks the a1 rook's rank.
+        assert_eq!(
+            position.attackers_to(Square::H1, Color::Black),
+            Bitboard::EMPTY
+        );
+    }
+
+    #[test]
+    fn zobrist_keys_agree_on_transpositions_and_differ_otherwise() {
+        let start = Position::startpos();
+        let a = play_uci(start.clone(), &["g1f3", "g8f6", "b1c3"]);
+        let b = play_uci(start.clone(), &["b1c3", "g8f6", "g1f3"]);
+        assert_eq!(a.zobrist_key(), b.zobrist_key());
+        // Same placement, other side to move.
+        let c = play_uci(start.clone(), &["g1f3", "g8f6", "f3g1", "f6g8"]);
+        assert_eq!(c.zobrist_key(), start.zobrist_key());
+        let d = play_uci(start.clone(), &["g1f3"]);
+        assert_ne!(d.zobrist_key(), start.zobrist_key());
+        // Incremental keys match keys computed from scratch.
+        for p in [&a, &b, &c, &d] {
+            assert_eq!(p.zobrist_key(), pos(&p.fen()).zobrist_key());
+        }
+    }
+
+    #[test]
+    fn zobrist_key_counts_en_passant_only_when_it_is_legal() {
+        // 1. e4: no black pawn can take on e3, so the key ignores the square.
+        let with_square = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
+        let without = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        assert_eq!(with_square.zobrist_key(), without.zobrist_key());
+        // Here d4xe3 is possible, so the two positions differ.
+        let capturable = pos("4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1");
+        let not = pos("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1");
+        assert_eq!(capturable.legal_ep_square(), Some(Square::E3));
+        assert_ne!(capturable.zobrist_key(), not.zobrist_key());
+    }
+
+    #[test]
+    fn checkmate_and_stalemate_end_the_game() {
+        let fools_mate = play_uci(Position::startpos(), &["f2f3", "e7e5", "g2g4", "d8h4"]);
+        assert!(fools_mate.is_checkmate());
+        assert_eq!(
+            fools_mate.ending(),
+            Some(Ending::Checkmate {
+                winner: Color::Black
+            })
+        );
+        let stalemate = pos("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+        assert!(stalemate.is_stalemate());
+        assert_eq!(stalemate.ending(), Some(Ending::Stalemate));
+        assert!(!stalemate.has_legal_moves());
+    }
+
+    #[test]
+    fn checkmate_on_the_hundredth_half_move_wins() {
+        let mated = pos("7k/6Q1/6K1/8/8/8/8/8 b - - 100 80");
+        assert_eq!(
+            mated.ending(),
+            Some(Ending::Checkmate {
+                winner: Color::White
+            })
+        );
+    }
+
+    #[test]
+    fn fifty_moves_end_the_game_at_one_hundred_half_moves() {
+        let base = "r3k3/8/8/8/8/8/8/R3K3 w - -";
+        assert_eq!(pos(&format!("{base} 99 80")).ending(), None);
+        assert_eq!(
+            pos(&format!("{base} 100 80")).ending(),
+            Some(Ending::FiftyMoves)
+        );
+    }
+}
