@@ -52,7 +52,7 @@ impl Position {
         let bishops = board.by_role(Role::Bishop);
         let minors = board.by_role(Role::Knight) | bishops;
         let others = board.occupied() - kings;
-        if others - minors != Bitboard::EMPTY {
+        if (others - minors).any() {
             return false;
         }
         minors.count() <= 1 || (others == bishops && bishops_on_one_colour(bishops))

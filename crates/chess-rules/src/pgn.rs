@@ -386,24 +386,31 @@ struct GameInProgress {
 }
 
 impl GameInProgress {
-    /// The record, created from the `FEN` tag (or the start position) at the
-    /// first move.
-    fn record(&mut self) -> Result<&mut GameRecord, PgnError> {
-        if self.record.is_none() {
-            let initial = match self.tags.iter().find(|(name, _)| name == "FEN") {
-                Some((_, fen)) => Position::from_fen(fen).map_err(|error| PgnError::BadFen {
-                    fen: fen.clone(),
-                    error,
-                })?,
-                None => Position::startpos(),
-            };
-            self.record = Some(GameRecord::new(initial));
+    /// The position the game starts from: the `FEN` tag's, else the standard one.
+    fn initial(&self) -> Result<Position, PgnError> {
+        match self.tags.iter().find(|(name, _)| name == "FEN") {
+            Some((_, fen)) => Position::from_fen(fen).map_err(|error| PgnError::BadFen {
+                fen: fen.clone(),
+                error,
+            }),
+            None => Ok(Position::startpos()),
         }
-        Ok(self.record.get_or_insert_with(GameRecord::default))
+    }
+
+    /// The record, created at the first move (once every tag is known).
+    fn record(&mut self) -> Result<&mut GameRecord, PgnError> {
+        let record = match self.record.take() {
+            Some(record) => record,
+            None => GameRecord::new(self.initial()?),
+        };
+        Ok(self.record.insert(record))
     }
 
     fn finish(mut self, result: Option<PgnResult>) -> Result<PgnGame, PgnError> {
-        let record = self.record()?.clone();
+        let record = match self.record.take() {
+            Some(record) => record,
+            None => GameRecord::new(self.initial()?),
+        };
         let result = result
             .or_else(|| {
                 self.tags

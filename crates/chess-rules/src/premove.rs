@@ -16,7 +16,7 @@
 //! square). A king on its home square may premove castling (two squares
 //! towards a rook) when it holds the matching castling right.
 
-use crate::{Bitboard, CastlingSide, Color, Position, Rank, Role, Square};
+use crate::{Bitboard, CastlingSide, Color, File, Position, Rank, Role, Square};
 
 const KNIGHT_STEPS: [(i32, i32); 8] = [
     (1, 2),
@@ -81,7 +81,7 @@ impl Position {
     }
 
     fn castling_premoves(&self, color: Color, from: Square) -> Bitboard {
-        let home = Square::from_coords(crate::File::E, Rank::First.relative_to(color));
+        let home = Square::from_coords(File::E, Rank::First.relative_to(color));
         if from != home {
             return Bitboard::EMPTY;
         }

@@ -6,8 +6,11 @@ use crate::{Ending, IllegalMoveError, Move, Position, SanError, UciMoveError};
 /// One half-move of a game: the move, its SAN and the position after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ply {
+    /// The move played.
     pub mv: Move,
+    /// Its SAN in the position before it, with `+` or `#`.
     pub san: String,
+    /// The position after it.
     pub position: Position,
 }
 

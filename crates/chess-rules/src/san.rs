@@ -4,7 +4,8 @@
 //! works (file, else rank, else both). Reading accepts strict SAN and the
 //! common lenient forms people and other programs write: `0-0`, `e8Q`,
 //! `e8q`, missing or extra `+`/`#`, `!`/`?` annotations, `ed5` for `exd5`, a
-//! missing `x`, and more disambiguation than needed (`Nb1d2`).
+//! missing `x`, `Pe4` for `e4`, and more disambiguation than needed
+//! (`Nb1d2`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -215,8 +216,10 @@ impl FromStr for San {
         }
         let bytes = core.as_bytes();
 
-        // The piece letter is uppercase: a lowercase `b` is the b-file.
+        // The piece letter is uppercase: a lowercase `b` is the b-file. Some
+        // programs write pawns with a `P`.
         let (role, rest) = match bytes[0] {
+            b'P' => (Role::Pawn, &bytes[1..]),
             b'N' => (Role::Knight, &bytes[1..]),
             b'B' => (Role::Bishop, &bytes[1..]),
             b'R' => (Role::Rook, &bytes[1..]),
@@ -372,6 +375,11 @@ mod tests {
                     true,
                     Square::D2,
                 ),
+            ),
+            ("Pe4", normal(Role::Pawn, None, None, false, Square::E4)),
+            (
+                "Pexd5",
+                normal(Role::Pawn, Some(File::E), None, true, Square::D5),
             ),
             ("Bxc6!?", normal(Role::Bishop, None, None, true, Square::C6)),
             ("Kd1??", normal(Role::King, None, None, false, Square::D1)),
