@@ -355,7 +355,11 @@ function onServerMessage(msg) {
         else if (effect.reason === "played") view.notice = null;
         break;
       case "error":
-        if (effect.inReplyTo === "move") view.pendingMove = null;
+        if (effect.inReplyTo === "move" && view.pendingMove) {
+          // Refused: never resend it after a reconnect.
+          socket.acknowledge(view.pendingMove.ply);
+          view.pendingMove = null;
+        }
         if (effect.code !== "rate_limited") view.notice = effect.message || effect.code;
         break;
       default:
