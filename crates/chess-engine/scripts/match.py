@@ -11,9 +11,8 @@ Debian's `stockfish` package (/usr/games/stockfish).
 
 Games start from a fixed set of openings, each played with both colours,
 under a Fischer clock (default 5 s + 0.1 s per move). The score is given
-from the point of view of chess-engine level 2, with a 95% error bar
-(1.96 standard errors of the mean game score) and the matching Elo
-difference.
+from the point of view of chess-engine level 2, with a 95% Wilson score
+interval and the matching Elo difference.
 """
 
 import argparse
@@ -102,14 +101,29 @@ def play_game(white, black, opening, base, inc):
     return outcome.result(), board.ply(), outcome.termination.name.lower()
 
 
-def elo_from_score(score):
-    score = min(max(score, 1e-3), 1 - 1e-3)
-    return -400 * math.log10(1 / score - 1)
+def wilson_interval(mean, n, z=1.96):
+    """95% Wilson score interval for a proportion: unlike mean ± 1.96 sd it
+    stays inside 0..1 and is not zero-width when every game has one result
+    (draws count as half a win, a slight approximation)."""
+    denominator = 1 + z * z / n
+    centre = (mean + z * z / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n))
+    return max(centre - half, 0.0), min(centre + half, 1.0)
+
+
+def format_elo(score):
+    if score >= 1.0:
+        return "+inf"
+    if score <= 0.0:
+        return "-inf"
+    return f"{-400 * math.log10(1 / score - 1):+.0f}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("opponent", choices=["levels", "stockfish"])
+    parser.add_argument("opponent", choices=["levels", "stockfish", "other"],
+                        help="level 1, Stockfish, or level 2 of another chess-engine build (--other)")
+    parser.add_argument("--other", help="path of the other chess-engine build")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--base", type=float, default=5.0, help="seconds on each clock")
     parser.add_argument("--inc", type=float, default=0.1, help="increment in seconds")
@@ -123,6 +137,8 @@ def main():
     if args.opponent == "levels":
         env = dict(os.environ)
         opponent = Player("chess-engine level 1", [args.engine], {"Level": 1}, env)
+    elif args.opponent == "other":
+        opponent = Player(f"{args.other} level 2", [args.other], {"Level": 2})
     else:
         options = {"Threads": 1, "Hash": 16}
         label = "Stockfish"
@@ -168,14 +184,11 @@ def main():
 
     n = len(scores)
     mean = sum(scores) / n
-    variance = sum((s - mean) ** 2 for s in scores) / max(n - 1, 1)
-    margin = 1.96 * math.sqrt(variance / n)
-    low, high = max(mean - margin, 0.0), min(mean + margin, 1.0)
+    low, high = wilson_interval(mean, n)
     print(f"# result: +{wins} ={draws} -{losses} of {n}: level 2 scores "
-          f"{100 * mean:.1f}% ± {100 * margin:.1f}% (95%)")
-    print(f"# Elo difference: {elo_from_score(mean):+.0f} "
-          f"(95% interval {elo_from_score(low):+.0f} to {elo_from_score(high):+.0f})")
-
+          f"{100 * mean:.1f}% (95% interval {100 * low:.1f}% to {100 * high:.1f}%)")
+    print(f"# Elo difference: {format_elo(mean)} "
+          f"(95% interval {format_elo(low)} to {format_elo(high)})")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -204,3 +204,69 @@ pub fn is_insufficient_material(position: &Position) -> bool {
     let minors = board.by_role(Role::Knight) | board.by_role(Role::Bishop);
     minors.count() <= 1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same position with the colours swapped and the board turned over.
+    fn mirrored(fen: &str) -> String {
+        let fields: Vec<&str> = fen.split(' ').collect();
+        let board: Vec<String> = fields[0]
+            .split('/')
+            .rev()
+            .map(|rank| {
+                rank.chars()
+                    .map(|c| {
+                        if c.is_ascii_uppercase() {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c.to_ascii_uppercase()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let side = if fields[1] == "w" { "b" } else { "w" };
+        format!("{} {side} - - 0 1", board.join("/"))
+    }
+
+    fn eval(fen: &str) -> i32 {
+        evaluate(&Position::from_fen(fen).expect("test fen"))
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w - - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            assert_eq!(eval(fen), eval(&mirrored(fen)), "{fen}");
+        }
+    }
+
+    #[test]
+    fn material_and_placement_count() {
+        // A queen up is worth far more than the tempo bonus.
+        assert!(eval("4k3/8/8/8/8/8/8/3QK3 w - - 0 1") > 800);
+        assert!(eval("4k3/8/8/8/8/8/8/3QK3 b - - 0 1") < -800);
+        // In the start position only the side to move's bonus remains.
+        assert_eq!(evaluate(&Position::startpos()), TEMPO);
+        // A centralised knight beats one in the corner.
+        assert!(eval("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1") > eval("4k3/8/8/8/8/8/8/N3K3 w - - 0 1"));
+        // A pawn about to promote is worth more in the endgame than at home.
+        assert!(eval("4k3/P7/8/8/8/8/8/4K3 w - - 0 1") > eval("4k3/8/8/8/8/8/P7/4K3 w - - 0 1"));
+    }
+
+    #[test]
+    fn insufficient_material_is_only_bare_kings_or_one_minor() {
+        let insufficient = |fen| is_insufficient_material(&Position::from_fen(fen).expect("fen"));
+        assert!(insufficient("4k3/8/8/8/8/8/8/4K3 w - - 0 1"));
+        assert!(insufficient("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1"));
+        assert!(insufficient("4k3/8/8/8/8/8/8/1N2K3 b - - 0 1"));
+        assert!(!insufficient("4k3/8/8/8/8/8/8/1NN1K3 w - - 0 1"));
+        assert!(!insufficient("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"));
+        assert!(!insufficient("4k3/8/8/8/8/8/8/3RK3 w - - 0 1"));
+    }
+}

@@ -43,6 +43,9 @@ pub(crate) struct Searcher<'a> {
     history: Vec<[[i32; 64]; 64]>,
     /// Triangular principal-variation table.
     pv: Vec<Vec<Move>>,
+    /// Whether the move into the node at each ply was a null move (two
+    /// passes in a row prove nothing).
+    null_before: Vec<bool>,
 }
 
 impl<'a> Searcher<'a> {
@@ -64,6 +67,7 @@ impl<'a> Searcher<'a> {
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![[[0; 64]; 64]; 2],
             pv: vec![Vec::new(); MAX_PLY + 1],
+            null_before: vec![false; MAX_PLY + 2],
         }
     }
 
@@ -146,6 +150,10 @@ impl<'a> Searcher<'a> {
         is_pv: bool,
     ) -> i32 {
         self.pv[ply].clear();
+        // Re-searches after an abort must not visit (or count) anything.
+        if self.aborted {
+            return 0;
+        }
         if ply > 0 {
             if position.halfmove_clock() >= 100
                 || is_insufficient_material(position)
@@ -208,6 +216,40 @@ impl<'a> Searcher<'a> {
             let static_eval = evaluate(position);
             if static_eval - 120 * depth >= beta {
                 return static_eval;
+            }
+        }
+
+        // Null move pruning: if passing the move still leaves us at or above
+        // beta after a reduced search, a real move would do at least as
+        // well. Not when the side to move has only pawns, where passing
+        // could be better than any move (zugzwang).
+        if !is_pv
+            && !in_check
+            && depth >= 3
+            && beta.abs() < MATE_BOUND
+            && !self.null_before[ply]
+            && has_pieces(position)
+            && evaluate(position) >= beta
+            && let Some(passed) = null_move(position)
+        {
+            let reduction = 2 + depth / 4;
+            self.keys.push(passed.zobrist_key());
+            self.null_before[ply + 1] = true;
+            let score = -self.negamax(
+                &passed,
+                depth - 1 - reduction,
+                -beta,
+                -beta + 1,
+                ply + 1,
+                false,
+            );
+            self.null_before[ply + 1] = false;
+            self.keys.pop();
+            if self.aborted {
+                return 0;
+            }
+            if score >= beta {
+                return if score >= MATE_BOUND { beta } else { score };
             }
         }
 
@@ -290,6 +332,9 @@ impl<'a> Searcher<'a> {
     /// is quiet, so the evaluation is never taken in the middle of an exchange.
     fn quiescence(&mut self, position: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
+        if self.aborted {
+            return 0;
+        }
         self.count_node();
         if self.aborted {
             return 0;
@@ -426,6 +471,29 @@ impl<'a> Searcher<'a> {
             }
         }
     }
+}
+
+/// Whether the side to move has a piece other than pawns and its king.
+fn has_pieces(position: &Position) -> bool {
+    let board = position.board();
+    let ours = board.by_color(position.turn());
+    let pawns_and_king = board.by_role(Role::Pawn) | board.by_role(Role::King);
+    (ours & !pawns_and_king).any()
+}
+
+/// The position with the side to move passing. `chess-rules` has no null
+/// move, so this goes through FEN: slow, but only tried at interior nodes.
+fn null_move(position: &Position) -> Option<Position> {
+    let fen = position.fen();
+    let mut fields: Vec<&str> = fen.split(' ').collect();
+    if fields.len() != 6 {
+        return None;
+    }
+    fields[1] = if fields[1] == "w" { "b" } else { "w" };
+    fields[3] = "-";
+    // Repetitions across a null move are not real: start counting afresh.
+    fields[4] = "0";
+    Position::from_fen(&fields.join(" ")).ok()
 }
 
 /// Selection sort step: moves the best-scored remaining move to `index` and
