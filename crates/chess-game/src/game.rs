@@ -1,6 +1,6 @@
 //! The game state machine: commands in, versioned events out.
 
-use chess_rules::{ByColor, Color, Move, Position, Rank, Role, Square, UciMove};
+use chess_rules::{ByColor, Color, GameRecord, Move, Position, Rank, Role, Square, UciMove};
 
 use crate::{
     EndReason, Event, EventKind, GameError, GameResult, GameSettings, GameSpec, GameStatus,
@@ -40,9 +40,10 @@ pub enum TakeBack {
 #[derive(Clone, Debug)]
 pub struct Game {
     saved: SavedGame,
-    /// `positions[i]` is the position after `i` moves; derived from the
-    /// saved moves, so never persisted.
-    positions: Vec<Position>,
+    /// The moves with the positions they lead to, for the board's endings
+    /// (threefold repetition needs the history); derived from the saved
+    /// moves, so never persisted.
+    record: GameRecord,
 }
 
 impl Game {
@@ -52,7 +53,7 @@ impl Game {
             white: ms,
             black: ms,
         });
-        let positions = vec![spec.initial_position().clone()];
+        let record = GameRecord::new(spec.initial_position().clone());
         Game {
             saved: SavedGame {
                 spec,
@@ -71,7 +72,7 @@ impl Game {
                     result: None,
                 },
             },
-            positions,
+            record,
         }
     }
 
@@ -89,28 +90,23 @@ impl Game {
                 "clocks do not match the time control",
             ));
         }
-        let mut positions = Vec::with_capacity(saved.moves.len() + 1);
-        positions.push(saved.spec.initial_position().clone());
+        let mut record = GameRecord::new(saved.spec.initial_position().clone());
         for (ply, saved_move) in (0u32..).zip(&saved.moves) {
             let bad_move = || RestoreError::BadMove {
                 ply,
                 uci: saved_move.uci.clone(),
             };
-            let before = positions.last().ok_or_else(bad_move)?;
-            let uci: UciMove = saved_move.uci.parse().map_err(|_| bad_move())?;
-            let mv = uci.to_move(before).map_err(|_| bad_move())?;
-            if before.san(&mv) != saved_move.san {
-                return Err(RestoreError::Inconsistent("a move's san does not match"));
-            }
             if saved_move.remaining_ms.is_some() != real_time {
                 return Err(RestoreError::Inconsistent(
                     "a move's clocks do not match the time control",
                 ));
             }
-            let after = before.play(&mv).map_err(|_| bad_move())?;
-            positions.push(after);
+            let played = record.push_uci(&saved_move.uci).map_err(|_| bad_move())?;
+            if played.san != saved_move.san {
+                return Err(RestoreError::Inconsistent("a move's san does not match"));
+            }
         }
-        let game = Game { saved, positions };
+        let game = Game { saved, record };
         let turn = game.turn();
         if game.saved.state.premoves.get(turn).is_some() {
             return Err(RestoreError::Inconsistent(
@@ -174,13 +170,15 @@ impl Game {
 
     /// The current position.
     pub fn position(&self) -> &Position {
-        // `positions` always holds at least the initial position.
-        &self.positions[self.positions.len() - 1]
+        self.record.position()
     }
 
     /// The position after `ply` moves (0 is the initial position).
     pub fn position_at(&self, ply: u32) -> Option<&Position> {
-        self.positions.get(usize::try_from(ply).ok()?)
+        match usize::try_from(ply).ok()? {
+            0 => Some(self.record.initial()),
+            n => self.record.plies().get(n - 1).map(|p| &p.position),
+        }
     }
 
     /// The side to move.
@@ -751,7 +749,9 @@ impl Game {
         let keep = ply - undo;
         let keep_len = usize::try_from(keep).unwrap_or(usize::MAX);
         self.saved.moves.truncate(keep_len);
-        self.positions.truncate(keep_len + 1);
+        while self.record.len() > keep_len {
+            self.record.pop();
+        }
         let state = &mut self.saved.state;
         state.remaining_ms = match self.saved.moves.last() {
             Some(last) => last.remaining_ms,
@@ -905,10 +905,14 @@ impl Game {
         events: &mut Vec<Event>,
     ) {
         let ply = self.ply();
-        let before = self.position();
-        let san = before.san(&mv);
-        let mut after = before.clone();
-        after.play_unchecked(&mv);
+        // The caller checked legality; a refusal here would be a bug in the
+        // caller, and leaves the game untouched.
+        let Ok(played) = self.record.push(mv) else {
+            debug_assert!(false, "apply_move called with an illegal move {mv}");
+            return;
+        };
+        let san = played.san.clone();
+        let fen = played.position.fen();
 
         let timed = Self::is_timed_ply(ply);
         let spent_ms = match (self.saved.state.remaining_ms, timed) {
@@ -937,8 +941,6 @@ impl Game {
             remaining_ms: self.saved.state.remaining_ms,
             premove: premove_charge.is_some(),
         });
-        let fen = after.fen();
-        self.positions.push(after);
         let ending = self.board_ending();
 
         self.emit(
@@ -1012,27 +1014,10 @@ impl Game {
     /// How the board ends the game after the last move: checkmate or an
     /// automatic draw, including threefold repetition.
     fn board_ending(&self) -> Option<GameResult> {
-        let position = self.position();
-        if let Some(ending) = position.ending() {
-            return Some(GameResult {
-                winner: ending.winner(),
-                reason: EndReason::from_ending(ending),
-            });
-        }
-        self.is_threefold_repetition().then_some(GameResult {
-            winner: None,
-            reason: EndReason::ThreefoldRepetition,
+        self.record.ending().map(|ending| GameResult {
+            winner: ending.winner(),
+            reason: EndReason::from_ending(ending),
         })
-    }
-
-    /// Whether the current position occurred twice before. Only positions
-    /// since the last capture or pawn move can repeat it.
-    fn is_threefold_repetition(&self) -> bool {
-        let current = self.position();
-        let reversible = usize::try_from(current.halfmove_clock()).unwrap_or(usize::MAX);
-        let earlier = self.positions.iter().rev().skip(1).take(reversible);
-        let repeats = earlier.filter(|p| same_position(p, current)).count();
-        repeats >= 2
     }
 
     /// The rematch state, once the game is over.
@@ -1049,12 +1034,3 @@ const ABORTED: GameResult = GameResult {
     winner: None,
     reason: EndReason::Aborted,
 };
-
-/// Positions are the same for repetition when placement, side to move,
-/// castling rights and en passant possibilities agree (FIDE 9.2).
-fn same_position(a: &Position, b: &Position) -> bool {
-    a.turn() == b.turn()
-        && a.board() == b.board()
-        && a.castling_rights() == b.castling_rights()
-        && a.legal_ep_square() == b.legal_ep_square()
-}
