@@ -32,11 +32,106 @@ pub(crate) struct PieceMoves {
     pub to: Bitboard,
 }
 
+/// Receives the generator's output.
+pub(crate) trait MoveVisitor {
+    /// Whether pawns that are not pinned and do not capture en passant may
+    /// be reported as whole sets through [`MoveVisitor::pawn_targets`]
+    /// instead of pawn by pawn: enough for counting, and faster.
+    const PAWNS_SETWISE: bool;
+
+    /// The legal destinations of one piece; `true` stops the generator.
+    fn piece(&mut self, moves: PieceMoves) -> bool;
+
+    /// Destinations of several pawns at once, one pawn move per square (a
+    /// square on the back rank stands for four promotions). Called only
+    /// when [`MoveVisitor::PAWNS_SETWISE`] is set.
+    fn pawn_targets(&mut self, targets: Bitboard);
+}
+
+/// A visitor made of a closure, which sees every piece on its own.
+pub(crate) struct EachPiece<F>(pub F);
+
+impl<F: FnMut(PieceMoves) -> bool> MoveVisitor for EachPiece<F> {
+    const PAWNS_SETWISE: bool = false;
+
+    #[inline]
+    fn piece(&mut self, moves: PieceMoves) -> bool {
+        (self.0)(moves)
+    }
+
+    fn pawn_targets(&mut self, _targets: Bitboard) {
+        // Never called: PAWNS_SETWISE is false.
+    }
+}
+
+/// Counts legal moves, promotions four times.
+#[derive(Default)]
+pub(crate) struct MoveCounter(pub usize);
+
+impl MoveVisitor for MoveCounter {
+    const PAWNS_SETWISE: bool = true;
+
+    #[inline]
+    fn piece(&mut self, moves: PieceMoves) -> bool {
+        self.0 += if moves.role == Role::Pawn {
+            self.pawn_moves(moves.to)
+        } else {
+            moves.to.count() as usize
+        };
+        false
+    }
+
+    #[inline]
+    fn pawn_targets(&mut self, targets: Bitboard) {
+        self.0 += self.pawn_moves(targets);
+    }
+}
+
+impl MoveCounter {
+    #[inline]
+    fn pawn_moves(&self, targets: Bitboard) -> usize {
+        let promotions = targets & Bitboard::BACKRANKS;
+        if promotions.is_empty() {
+            targets.count() as usize
+        } else {
+            (targets.count() + 3 * promotions.count()) as usize
+        }
+    }
+}
+
+/// A set of squares moved one rank towards `color`'s opponent, then
+/// `file_delta` files sideways (squares leaving the board are dropped).
+#[inline]
+fn pawn_step(set: Bitboard, color: Color, file_delta: i32) -> Bitboard {
+    const NOT_FILE_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_FILE_H: u64 = !0x8080_8080_8080_8080;
+    let sideways = match file_delta {
+        -1 => Bitboard(set.0 & NOT_FILE_A),
+        1 => Bitboard(set.0 & NOT_FILE_H),
+        _ => set,
+    };
+    let shift = match color {
+        Color::White => 8 + file_delta,
+        Color::Black => -8 + file_delta,
+    };
+    if shift >= 0 {
+        Bitboard(sideways.0 << shift)
+    } else {
+        Bitboard(sideways.0 >> -shift)
+    }
+}
+
 impl Position {
     /// Calls `visit` with the legal destinations of each piece that has
     /// some; stops as soon as `visit` returns `true`, and then returns `true`.
     #[inline]
-    pub(crate) fn generate(&self, mut visit: impl FnMut(PieceMoves) -> bool) -> bool {
+    pub(crate) fn generate(&self, visit: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate_with(&mut EachPiece(visit))
+    }
+
+    /// The generator proper, reporting to any [`MoveVisitor`].
+    #[inline]
+    pub(crate) fn generate_with<V: MoveVisitor>(&self, visitor: &mut V) -> bool {
         let us = self.turn;
         let them = us.other();
         let board = &self.board;
@@ -62,7 +157,7 @@ impl Position {
             king_dests |= self.castling_destinations(king, occupied);
         }
         if king_dests.any()
-            && visit(PieceMoves {
+            && visitor.piece(PieceMoves {
                 role: Role::King,
                 from: king,
                 to: king_dests,
@@ -82,32 +177,42 @@ impl Position {
         };
         let pinned = self.pinned(king, occupied);
 
-        let mut visit_piece = |role: Role, from: Square, mut to: Bitboard| {
+        let visit_piece = |visitor: &mut V, role: Role, from: Square, mut to: Bitboard| {
             if pinned.contains(from) {
                 to &= line(king, from);
             }
-            to.any() && visit(PieceMoves { role, from, to })
+            to.any() && visitor.piece(PieceMoves { role, from, to })
         };
 
         // A pinned knight can never stay on its pin line.
         for from in board.pieces(us, Role::Knight) & !pinned {
-            if visit_piece(Role::Knight, from, knight_attacks(from) & target) {
+            if visit_piece(visitor, Role::Knight, from, knight_attacks(from) & target) {
                 return true;
             }
         }
         for from in board.pieces(us, Role::Bishop) {
-            if visit_piece(Role::Bishop, from, bishop_attacks(from, occupied) & target) {
+            if visit_piece(
+                visitor,
+                Role::Bishop,
+                from,
+                bishop_attacks(from, occupied) & target,
+            ) {
                 return true;
             }
         }
         for from in board.pieces(us, Role::Rook) {
-            if visit_piece(Role::Rook, from, rook_attacks(from, occupied) & target) {
+            if visit_piece(
+                visitor,
+                Role::Rook,
+                from,
+                rook_attacks(from, occupied) & target,
+            ) {
                 return true;
             }
         }
         for from in board.pieces(us, Role::Queen) {
             let attacks = rook_attacks(from, occupied) | bishop_attacks(from, occupied);
-            if visit_piece(Role::Queen, from, attacks & target) {
+            if visit_piece(visitor, Role::Queen, from, attacks & target) {
                 return true;
             }
         }
@@ -121,7 +226,27 @@ impl Position {
             Some(ep) => pawn_attacks(them, ep) & pawns,
             None => Bitboard::EMPTY,
         };
-        for from in pawns {
+        let mut pawns_one_by_one = pawns;
+        if V::PAWNS_SETWISE {
+            // Pawns that are free to move are counted as sets, four shifts
+            // for all of them at once; pinned pawns and en passant
+            // capturers go one by one below.
+            let free = pawns & !pinned & !ep_capturers;
+            let empty = !occupied;
+            let single = pawn_step(free, us, 0) & empty;
+            let double_rank = Bitboard::from_rank(Rank::Fourth.relative_to(us));
+            let double = pawn_step(single, us, 0) & empty & double_rank;
+            for targets in [
+                single & target,
+                double & target,
+                pawn_step(free, us, -1) & theirs & target,
+                pawn_step(free, us, 1) & theirs & target,
+            ] {
+                visitor.pawn_targets(targets);
+            }
+            pawns_one_by_one = pawns & (pinned | ep_capturers);
+        }
+        for from in pawns_one_by_one {
             let mut to = pawn_attacks(us, from) & theirs;
             let single = Bitboard::from(from).shift_ranks(forward) & !occupied;
             to |= single;
@@ -138,7 +263,7 @@ impl Position {
                 // capture lands on its pin line, so the pin mask keeps it.
                 to.add(ep);
             }
-            if visit_piece(Role::Pawn, from, to) {
+            if visit_piece(visitor, Role::Pawn, from, to) {
                 return true;
             }
         }

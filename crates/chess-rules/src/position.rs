@@ -1,6 +1,7 @@
 //! A chess position and the moves that can be played in it.
 
 use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::movegen::MoveCounter;
 use crate::zobrist;
 use crate::{
     Bitboard, Board, CastlingRights, CastlingSide, Color, Ending, File, Move, MoveKind, MoveList,
@@ -164,17 +165,9 @@ impl Position {
     /// The number of legal moves, counted without listing them (promotions
     /// count four times).
     pub fn count_legal_moves(&self) -> usize {
-        let mut count = 0;
-        self.generate(|piece_moves| {
-            count += if piece_moves.role == Role::Pawn {
-                let promotions = piece_moves.to & Bitboard::BACKRANKS;
-                (piece_moves.to.count() + 3 * promotions.count()) as usize
-            } else {
-                piece_moves.to.count() as usize
-            };
-            false
-        });
-        count
+        let mut counter = MoveCounter::default();
+        self.generate_with(&mut counter);
+        counter.0
     }
 
     /// Whether the side to move has any legal move.
@@ -400,6 +393,19 @@ impl Position {
 
     /// Turns generated destinations into moves with their kinds.
     fn push_moves(&self, role: Role, from: Square, targets: Bitboard, moves: &mut MoveList) {
+        self.for_each_move(role, from, targets, |m| moves.push(m));
+    }
+
+    /// Calls `f` with each move of the piece on `from` to one of `targets`,
+    /// with its kind (capture, castling, en passant, four promotions).
+    #[inline]
+    pub(crate) fn for_each_move(
+        &self,
+        role: Role,
+        from: Square,
+        targets: Bitboard,
+        mut f: impl FnMut(Move),
+    ) {
         for to in targets {
             let captured = self.board.role_at(to);
             let kind = match (role, captured) {
@@ -413,7 +419,7 @@ impl Position {
                 (Role::Pawn, None) if from.file() != to.file() => MoveKind::EnPassant,
                 (Role::Pawn, captured) if Bitboard::BACKRANKS.contains(to) => {
                     for promotion in Role::PROMOTIONS {
-                        moves.push(Move::new(
+                        f(Move::new(
                             role,
                             from,
                             to,
@@ -428,7 +434,7 @@ impl Position {
                 (_, Some(captured)) => MoveKind::Capture { captured },
                 (_, None) => MoveKind::Normal,
             };
-            moves.push(Move::new(role, from, to, kind));
+            f(Move::new(role, from, to, kind));
         }
     }
 }
