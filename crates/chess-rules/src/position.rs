@@ -224,8 +224,11 @@ impl Position {
 
     /// Plays a move known to be legal (for example from [`Position::legal_moves`]).
     ///
-    /// Playing a move that is not legal here leaves the position in an
-    /// unspecified (but memory-safe) state.
+    /// Skips the legality check that [`Position::play`] makes, which the
+    /// engine and perft cannot afford at every node. Playing a move that is
+    /// not legal here corrupts the position (no undefined behaviour, but
+    /// later calls may return nonsense or panic, for example when a king
+    /// was captured).
     pub fn play_unchecked(&mut self, m: &Move) {
         let us = self.turn;
         let (from, to) = (m.from(), m.to());
