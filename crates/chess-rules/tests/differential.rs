@@ -1,6 +1,9 @@
 //! Differential test against cozy-chess, an independent move generator:
 //! thousands of seeded random games, comparing at every ply the legal moves
-//! (from, to and promotion), check, checkmate and stalemate, and the piece placement.
+//! (from, to and promotion), check, checkmate and stalemate, and the piece placement,
+//! and over each game, which positions count as the same for repetition.
+
+use std::collections::HashMap;
 
 use chess_rules::{Position, Role};
 
@@ -78,6 +81,44 @@ fn cozy_moves(board: &cozy_chess::Board) -> Vec<u32> {
     moves
 }
 
+/// What makes two positions the same for repetition, in cozy-chess's
+/// terms: its hash without en passant, plus the en passant file only when
+/// cozy-chess can capture there (as its `same_position` decides).
+fn cozy_repetition_identity(board: &cozy_chess::Board) -> (u64, Option<usize>) {
+    let mut ep_file = None;
+    if let Some(file) = board.en_passant() {
+        board.generate_moves(|piece_moves| {
+            if piece_moves.piece == cozy_chess::Piece::Pawn {
+                for mv in piece_moves {
+                    if mv.to.file() == file
+                        && mv.from.file() != file
+                        && board.piece_on(mv.to).is_none()
+                    {
+                        ep_file = Some(file as usize);
+                    }
+                }
+            }
+            false
+        });
+    }
+    (board.hash_without_ep(), ep_file)
+}
+
+/// Checks that `a` and `b` name the same partition: equal in one exactly
+/// when equal in the other.
+fn assert_same_partition<A, B>(pairs: &[(A, B)], context: &str)
+where
+    A: Eq + std::hash::Hash + Copy + std::fmt::Debug,
+    B: Eq + std::hash::Hash + Copy + std::fmt::Debug,
+{
+    let mut a_to_b = HashMap::new();
+    let mut b_to_a = HashMap::new();
+    for (ply, &(a, b)) in pairs.iter().enumerate() {
+        assert_eq!(*a_to_b.entry(a).or_insert(b), b, "ply {ply}: {context}");
+        assert_eq!(*b_to_a.entry(b).or_insert(a), a, "ply {ply}: {context}");
+    }
+}
+
 /// Whether both boards have the same pieces on the same squares.
 fn same_placement(pos: &Position, board: &cozy_chess::Board) -> bool {
     let colors = [
@@ -98,6 +139,7 @@ fn same_placement(pos: &Position, board: &cozy_chess::Board) -> bool {
 fn random_games_agree_with_cozy_chess() {
     let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
     let mut plies_checked = 0usize;
+    let mut repeated_positions = 0usize;
     let (mut mates, mut stalemates, mut en_passants, mut castles, mut promotions) = (0, 0, 0, 0, 0);
 
     for game in 0..GAMES {
@@ -105,6 +147,8 @@ fn random_games_agree_with_cozy_chess() {
         let mut pos = Position::from_fen(start).expect("start positions are valid");
         let mut board = cozy_chess::Board::from_fen(start, false).expect("cozy reads the fen");
         let mut history = Vec::new();
+        // Zobrist key and cozy-chess's notion of the same position, by ply.
+        let mut identities = Vec::new();
 
         for _ in 0..MAX_PLIES {
             let context = || format!("game {game}, fen {}, after {history:?}", pos.fen());
@@ -134,6 +178,7 @@ fn random_games_agree_with_cozy_chess() {
             );
             assert_eq!(pos.count_legal_moves(), ours.len(), "{}", context());
             assert_eq!(pos.has_legal_moves(), !ours.is_empty(), "{}", context());
+            identities.push((pos.zobrist_key(), cozy_repetition_identity(&board)));
             plies_checked += 1;
 
             if ours.is_empty() {
@@ -161,16 +206,24 @@ fn random_games_agree_with_cozy_chess() {
             pos = pos.play(&m).expect("generated moves are legal");
             history.push(uci);
         }
+        // Repetition: positions share a Zobrist key exactly when cozy-chess
+        // calls them the same (placement, side, castling, legal en passant).
+        assert_same_partition(&identities, &format!("game {game}: {history:?}"));
+        let distinct: std::collections::HashSet<u64> =
+            identities.iter().map(|(key, _)| *key).collect();
+        repeated_positions += identities.len() - distinct.len();
     }
 
     // The games must actually exercise the special moves and endings.
     assert!(plies_checked > GAMES * 50, "only {plies_checked} plies");
+    println!("{repeated_positions} repeated positions, {en_passants} en passant captures");
     for (what, count) in [
         ("checkmates", mates),
         ("stalemates", stalemates),
         ("en passant captures", en_passants),
         ("castlings", castles),
         ("promotions", promotions),
+        ("repeated positions", repeated_positions),
     ] {
         assert!(count > 10, "only {count} {what} in {GAMES} games");
     }
