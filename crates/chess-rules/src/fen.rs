@@ -4,7 +4,8 @@
 //! canonical board (no two digits in a row), and a position that could
 //! arise in a game as far as can be told locally (one king each, no pawns on
 //! the back ranks, the side not to move not in check, castling rights that
-//! match the placement, an en passant square behind a pawn that just moved
+//! match the placement, at most two checkers, no more promoted pieces than
+//! missing pawns, an en passant square behind a pawn that just moved
 //! two squares). [`Position::from_fen_lenient`] also accepts the four-field
 //! form used by EPD files.
 
@@ -47,10 +48,16 @@ pub enum FenError {
     TooManyPieces { color: Color },
     /// A side has more than eight pawns.
     TooManyPawns { color: Color },
+    /// More queens, rooks, bishops or knights than a side starts with, beyond
+    /// what its missing pawns could have promoted to.
+    TooManyPromotedPieces { color: Color },
     /// A pawn stands on the first or eighth rank.
     PawnOnBackRank { square: Square },
     /// The side that just moved is in check, which no legal move allows.
     OpponentInCheck,
+    /// The side to move is checked by more than two pieces, which no move
+    /// can bring about.
+    TooManyCheckers,
     /// A castling right whose king or rook is not on its home square.
     ImpossibleCastling { color: Color, side: CastlingSide },
     /// An en passant square not on the sixth rank of the side to move.
@@ -109,6 +116,9 @@ impl fmt::Display for FenError {
             FenError::TooManyKings { color } => write!(f, "{color} has more than one king"),
             FenError::TooManyPieces { color } => write!(f, "{color} has more than 16 pieces"),
             FenError::TooManyPawns { color } => write!(f, "{color} has more than 8 pawns"),
+            FenError::TooManyPromotedPieces { color } => {
+                write!(f, "{color} has more promoted pieces than missing pawns")
+            }
             FenError::PawnOnBackRank { square } => {
                 write!(
                     f,
@@ -116,6 +126,9 @@ impl fmt::Display for FenError {
                 )
             }
             FenError::OpponentInCheck => f.write_str("the side not to move is in check"),
+            FenError::TooManyCheckers => {
+                f.write_str("the side to move is checked by more than two pieces")
+            }
             FenError::ImpossibleCastling { color, side } => {
                 let king = Square::from_coords(File::E, Rank::First.relative_to(*color));
                 write!(
@@ -323,6 +336,9 @@ fn parse(fields: Fields<'_>) -> Result<Position, FenError> {
     if pos.attackers_to(their_king, turn).any() {
         return Err(FenError::OpponentInCheck);
     }
+    if pos.checkers().count() > 2 {
+        return Err(FenError::TooManyCheckers);
+    }
     Ok(pos)
 }
 
@@ -412,8 +428,22 @@ fn check_material(board: &Board) -> Result<(), FenError> {
         if board.by_color(color).count() > 16 {
             return Err(FenError::TooManyPieces { color });
         }
-        if board.pieces(color, Role::Pawn).count() > 8 {
+        let pawns = board.pieces(color, Role::Pawn).count();
+        if pawns > 8 {
             return Err(FenError::TooManyPawns { color });
+        }
+        // Pieces beyond the starting set must have been promoted pawns.
+        let promoted: u32 = [
+            (Role::Queen, 1),
+            (Role::Rook, 2),
+            (Role::Bishop, 2),
+            (Role::Knight, 2),
+        ]
+        .into_iter()
+        .map(|(role, initial)| board.pieces(color, role).count().saturating_sub(initial))
+        .sum();
+        if pawns + promoted > 8 {
+            return Err(FenError::TooManyPromotedPieces { color });
         }
     }
     if let Some(square) = (board.by_role(Role::Pawn) & Bitboard::BACKRANKS).first() {
@@ -563,6 +593,16 @@ mod tests {
                 FenError::TooManyPawns {
                     color: Color::Black,
                 },
+            ),
+            (
+                "4k3/8/8/8/8/8/PPPPPPPP/QQ2K3 w - - 0 1",
+                FenError::TooManyPromotedPieces {
+                    color: Color::White,
+                },
+            ),
+            (
+                "4k3/8/8/8/1b6/5n2/8/r3K3 w - - 0 1",
+                FenError::TooManyCheckers,
             ),
             (
                 "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
