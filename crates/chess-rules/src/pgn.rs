@@ -194,6 +194,14 @@ impl PgnGame {
         }
     }
 
+    /// A game with no tags holding the moves of `record`.
+    pub fn from_record(record: GameRecord) -> PgnGame {
+        PgnGame {
+            record,
+            ..PgnGame::default()
+        }
+    }
+
     /// The value of a tag, if set.
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags

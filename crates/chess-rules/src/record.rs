@@ -82,7 +82,7 @@ impl GameRecord {
     pub fn push(&mut self, m: Move) -> Result<&Ply, IllegalMoveError> {
         let before = self.position();
         let position = before.play(&m)?;
-        let san = before.san(&m);
+        let san = before.san_with_after(&m, &position);
         self.plies.push(Ply {
             mv: m,
             san,

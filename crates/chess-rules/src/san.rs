@@ -293,13 +293,20 @@ impl Position {
     /// `m` should come from this position (for example from
     /// [`Position::legal_moves`]); an illegal move gets no check mark.
     pub fn san(&self, m: &Move) -> String {
+        match self.play(m) {
+            Ok(after) => self.san_with_after(m, &after),
+            Err(_) => San::from_move(self, m).to_string(),
+        }
+    }
+
+    /// The SAN of the legal move `m` that leads to `after`, for callers
+    /// that already played it.
+    pub(crate) fn san_with_after(&self, m: &Move, after: &Position) -> String {
         let mut text = San::from_move(self, m).to_string();
-        if let Ok(after) = self.play(m) {
-            if after.is_checkmate() {
-                text.push('#');
-            } else if after.is_check() {
-                text.push('+');
-            }
+        if after.is_checkmate() {
+            text.push('#');
+        } else if after.is_check() {
+            text.push('+');
         }
         text
     }

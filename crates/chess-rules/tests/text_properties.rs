@@ -93,9 +93,7 @@ proptest! {
             check_position(record.position())?;
         }
 
-        let mut game = PgnGame::new(record.initial().clone());
-        game.record = record.clone();
-        let text = game.to_pgn();
+        let text = PgnGame::from_record(record.clone()).to_pgn();
         let again: PgnGame = text.parse().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(&again.record, &record, "{}", text);
         prop_assert!(text.lines().all(|line| line.len() <= 80));
