@@ -136,6 +136,8 @@ export async function newPlayer(browser, server, options = {}) {
     page.__errors.push(err);
   });
   await page.goto("/");
+  // The home page creates the guest identity; make sure its cookie is set before acting.
+  await page.locator("#me").filter({ hasText: "You are" }).waitFor();
   return page;
 }
 
@@ -201,6 +203,11 @@ export async function waitForMoves(page, n) {
   await page.waitForFunction((n) => document.querySelectorAll("#moves .move[data-ply]").length === n, n);
 }
 
+/** Waits until the move list has at least `n` moves (a premove may follow at once). */
+export async function waitForMovesAtLeast(page, n) {
+  await page.waitForFunction((n) => document.querySelectorAll("#moves .move[data-ply]").length >= n, n);
+}
+
 export async function waitForStatus(page, pattern) {
   const re = pattern instanceof RegExp ? pattern : new RegExp(pattern);
   await page.waitForFunction(
@@ -214,8 +221,8 @@ export async function clickMove(page, from, to, others = []) {
   const before = await moveCount(page);
   await square(page, from).click();
   await square(page, to).click();
-  await waitForMoves(page, before + 1);
-  for (const other of others) await waitForMoves(other, before + 1);
+  await waitForMovesAtLeast(page, before + 1);
+  for (const other of others) await waitForMovesAtLeast(other, before + 1);
 }
 
 /** Drags a piece with the mouse from one square to another. */
