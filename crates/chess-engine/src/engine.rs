@@ -279,9 +279,11 @@ impl Engine {
             return result;
         }
 
+        let mut previous_score = 0;
         for depth in 1..=max_depth {
             searcher.can_abort = depth > 1;
-            let score = searcher.search_root(position, depth as i32, -INFINITY, INFINITY);
+            let score = aspiration_search(&mut searcher, position, depth, previous_score);
+            previous_score = score;
             if searcher.aborted {
                 // A root move that finished searching and beat the previous
                 // best is trustworthy even though the iteration is not.
@@ -319,5 +321,61 @@ impl Engine {
         result.seldepth = result.seldepth.max(searcher.seldepth as u32);
         result.elapsed = start.elapsed();
         result
+    }
+}
+
+/// Searches the root to `depth` in a narrow window around the previous
+/// iteration's score, which is usually close and makes for quicker cutoffs,
+/// widening it whenever the true score falls outside.
+fn aspiration_search(searcher: &mut Searcher, root: &Position, depth: u32, previous: i32) -> i32 {
+    let mut margin = 35;
+    let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
+        (previous - margin, previous + margin)
+    } else {
+        (-INFINITY, INFINITY)
+    };
+    loop {
+        let score = searcher.search_root(root, depth as i32, alpha, beta);
+        if searcher.aborted {
+            return score;
+        }
+        if score <= alpha && alpha > -INFINITY {
+            alpha = (score - margin).max(-INFINITY);
+        } else if score >= beta && beta < INFINITY {
+            beta = (score + margin).min(INFINITY);
+        } else {
+            return score;
+        }
+        margin *= 3;
+        if margin > 1000 {
+            alpha = -INFINITY;
+            beta = INFINITY;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_can_move_to_a_blocking_thread() {
+        fn assert_send<T: Send + 'static>() {}
+        assert_send::<Engine>();
+        assert_send::<SearchResult>();
+    }
+
+    #[test]
+    fn a_clock_and_a_movetime_give_the_smaller_budget() {
+        let ms = Duration::from_millis;
+        let both = Limits {
+            movetime: Some(ms(200)),
+            ..Limits::clock(ms(60_000), ms(0))
+        };
+        assert_eq!(both.time_budget(Level::Hard), Some(ms(200)));
+        let clock_only = Limits::clock(ms(5_050), ms(0));
+        assert_eq!(clock_only.time_budget(Level::Hard), Some(ms(200)));
+        assert_eq!(Limits::depth(5).time_budget(Level::Hard), None);
+        assert_eq!(Limits::infinite().time_budget(Level::Easy), None);
     }
 }
