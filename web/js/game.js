@@ -85,6 +85,8 @@ function render(animate = null) {
 
 function playerName(p, color) {
   if (!p) return `Waiting for a player (${color})`;
+  // On one screen both seats are the same person: name the sides instead.
+  if (view.game.mode === "local") return cap(color);
   return p.is_you && view.game.seat !== "both" ? `${p.name} (you)` : p.name;
 }
 
@@ -132,6 +134,10 @@ function renderStatus() {
     const mine = mineToMove();
     el.textContent = mine && g.seat !== "both" ? `Your move (${g.turn})` : `${side} to move`;
     if (g.check) el.textContent += " · check";
+    if (g.premove) {
+      const pm = parseUci(g.premove.uci);
+      if (pm) el.textContent += ` · premove ${pm.from}–${pm.to} ready (Escape clears it)`;
+    }
   }
 }
 
