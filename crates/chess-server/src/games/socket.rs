@@ -1,0 +1,389 @@
+//! One game WebSocket: reads client messages (parsed in one place), runs
+//! them against the live game, and writes the game's broadcasts rendered for
+//! this connection's seat. Measures the round-trip time with Ping frames.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use chess_game::{EventKind, PremoveCancelReason};
+use tokio::sync::broadcast::error::RecvError;
+use uuid::Uuid;
+
+use super::hub::Hub;
+use super::live::{Applied, Command, LiveGame, Outgoing};
+use crate::clock::now_ms;
+use crate::model::Seat;
+use crate::protocol::{ClientMsg, PremoveReason, PremoveView, ServerMsg};
+
+/// Limits of one game socket.
+#[derive(Clone, Copy, Debug)]
+pub struct SocketLimits {
+    pub max_message_bytes: usize,
+    pub rate_per_second: u32,
+    pub burst: u32,
+}
+
+/// How often the server pings to measure the round trip.
+const PING_EVERY: Duration = Duration::from_secs(2);
+
+/// A token bucket: `burst` messages at once, refilled at `rate` per second.
+#[derive(Debug)]
+struct RateLimit {
+    tokens: f64,
+    capacity: f64,
+    per_second: f64,
+    last: Instant,
+}
+
+impl RateLimit {
+    fn new(limits: SocketLimits) -> RateLimit {
+        RateLimit {
+            tokens: f64::from(limits.burst),
+            capacity: f64::from(limits.burst),
+            per_second: f64::from(limits.rate_per_second),
+            last: Instant::now(),
+        }
+    }
+
+    fn allow(&mut self) -> bool {
+        let now = Instant::now();
+        let refill = now.duration_since(self.last).as_secs_f64() * self.per_second;
+        self.tokens = (self.tokens + refill).min(self.capacity);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// One connection's state.
+struct Connection {
+    socket: WebSocket,
+    hub: Arc<Hub>,
+    live: Arc<LiveGame>,
+    viewer: Option<Uuid>,
+    seat: Seat,
+    limits: SocketLimits,
+    rate: RateLimit,
+    /// Highest event version this connection was sent (later duplicates are skipped).
+    sent_version: u64,
+    /// Smoothed round-trip time from Ping/Pong frames.
+    rtt_ms: Option<u64>,
+    ping_sent: Option<Instant>,
+}
+
+/// Serves one game socket until the client leaves or the server stops.
+pub async fn serve(
+    socket: WebSocket,
+    hub: Arc<Hub>,
+    live: Arc<LiveGame>,
+    viewer: Option<Uuid>,
+    limits: SocketLimits,
+) {
+    let seat = live.lock().await.seat_of(viewer);
+    live.connected(seat).await;
+    let mut connection = Connection {
+        socket,
+        hub,
+        live,
+        viewer,
+        seat,
+        limits,
+        rate: RateLimit::new(limits),
+        sent_version: 0,
+        rtt_ms: None,
+        ping_sent: None,
+    };
+    tracing::info!(?seat, "socket opened");
+    connection.run().await;
+    let Connection {
+        hub, live, seat, ..
+    } = connection;
+    live.disconnected(hub.as_ref(), seat, now_ms()).await;
+    tracing::info!(?seat, "socket closed");
+}
+
+impl Connection {
+    async fn run(&mut self) {
+        let mut outbox = self.live.subscribe();
+        let mut shutdown = self.hub.shutdown_signal();
+        let mut ping = tokio::time::interval(PING_EVERY);
+        loop {
+            tokio::select! {
+                incoming = self.socket.recv() => {
+                    let keep_going = match incoming {
+                        Some(Ok(message)) => self.on_frame(message).await,
+                        Some(Err(_)) | None => false,
+                    };
+                    if !keep_going {
+                        return;
+                    }
+                }
+                outgoing = outbox.recv() => {
+                    let sent = match outgoing {
+                        Ok(outgoing) => self.on_outgoing(&outgoing).await,
+                        // Too far behind: start over with the full state.
+                        Err(RecvError::Lagged(_)) => self.send_state().await,
+                        Err(RecvError::Closed) => false,
+                    };
+                    if !sent {
+                        return;
+                    }
+                }
+                _ = ping.tick() => {
+                    self.ping_sent = Some(Instant::now());
+                    if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                        return;
+                    }
+                }
+                _ = shutdown.changed() => {
+                    let _ = self.socket.send(Message::Close(Some(CloseFrame {
+                        code: 1012,
+                        reason: Utf8Bytes::from_static("server restarting"),
+                    }))).await;
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn send(&mut self, message: &ServerMsg) -> bool {
+        self.socket
+            .send(Message::Text(message.to_json().into()))
+            .await
+            .is_ok()
+    }
+
+    async fn send_error(
+        &mut self,
+        code: &'static str,
+        message: String,
+        in_reply_to: Option<String>,
+    ) -> bool {
+        self.send(&ServerMsg::Error {
+            code,
+            message,
+            in_reply_to,
+        })
+        .await
+    }
+
+    /// Handles one frame; `false` ends the connection.
+    async fn on_frame(&mut self, message: Message) -> bool {
+        match message {
+            Message::Text(text) => self.on_text(text.as_str()).await,
+            Message::Binary(_) => {
+                self.send_error(
+                    "malformed_message",
+                    "binary frames are not accepted: send json text".to_owned(),
+                    None,
+                )
+                .await
+            }
+            Message::Pong(_) => {
+                if let Some(sent) = self.ping_sent.take() {
+                    let sample = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    // Smooth out one slow round trip; the first sample stands alone.
+                    self.rtt_ms = Some(match self.rtt_ms {
+                        Some(previous) => (previous * 3 + sample) / 4,
+                        None => sample,
+                    });
+                }
+                true
+            }
+            Message::Ping(_) => true,
+            Message::Close(_) => false,
+        }
+    }
+
+    async fn on_text(&mut self, text: &str) -> bool {
+        if !self.rate.allow() {
+            return self
+                .send_error(
+                    "rate_limited",
+                    "too many messages: this one was ignored".to_owned(),
+                    None,
+                )
+                .await;
+        }
+        let message = match ClientMsg::parse(text, self.limits.max_message_bytes) {
+            Ok(message) => message,
+            Err(error) => {
+                return self
+                    .send_error(error.code, error.message, error.in_reply_to)
+                    .await;
+            }
+        };
+        let kind = message.kind();
+        let command = match message {
+            ClientMsg::Hello { version } => return self.hello(version).await,
+            ClientMsg::Ping { t } => {
+                let pong = ServerMsg::Pong {
+                    t,
+                    server_time: now_ms(),
+                    rtt_ms: self.rtt_ms,
+                };
+                return self.send(&pong).await;
+            }
+            ClientMsg::Move { uci, ply } => Command::Move { uci, ply },
+            ClientMsg::Premove { uci } => Command::Premove {
+                uci,
+                charge_ms: self.rtt_ms.unwrap_or(0),
+            },
+            ClientMsg::CancelPremove => Command::CancelPremove,
+            ClientMsg::Resign => Command::Resign,
+            ClientMsg::Abort => Command::Abort,
+            ClientMsg::DrawOffer => Command::DrawOffer,
+            ClientMsg::DrawAccept => Command::DrawAccept,
+            ClientMsg::DrawDecline => Command::DrawDecline,
+            ClientMsg::DrawWithdraw => Command::DrawWithdraw,
+            ClientMsg::RematchOffer => Command::RematchOffer,
+            ClientMsg::RematchAccept => Command::RematchAccept,
+            ClientMsg::RematchDecline => Command::RematchDecline,
+            ClientMsg::RematchWithdraw => Command::RematchWithdraw,
+            ClientMsg::Takeback => Command::Takeback,
+        };
+        let outcome = self
+            .live
+            .apply(self.hub.as_ref(), self.seat, command, now_ms())
+            .await;
+        match outcome {
+            Ok(Applied::Ack { ply, uci, version }) => {
+                self.hub.after_command(&self.live).await;
+                self.send(&ServerMsg::Ack { ply, uci, version }).await
+            }
+            Ok(Applied::Done) => {
+                self.hub.after_command(&self.live).await;
+                true
+            }
+            Err(refusal) => {
+                self.send_error(refusal.code, refusal.message, Some(kind.to_owned()))
+                    .await
+            }
+        }
+    }
+
+    async fn hello(&mut self, version: Option<u64>) -> bool {
+        let missed = match version {
+            Some(version) => self.live.lock().await.events_after(version),
+            None => None,
+        };
+        match missed {
+            Some(missed) => {
+                for outgoing in missed {
+                    if !self.on_outgoing(&outgoing).await {
+                        return false;
+                    }
+                }
+                true
+            }
+            None => self.send_state().await,
+        }
+    }
+
+    async fn send_state(&mut self) -> bool {
+        let state = {
+            let entry = self.live.lock().await;
+            self.seat = entry.seat_of(self.viewer);
+            entry.state_for(self.viewer, now_ms())
+        };
+        self.sent_version = state.version;
+        self.send(&ServerMsg::State(Box::new(state))).await
+    }
+
+    /// Renders a broadcast for this connection's seat.
+    async fn on_outgoing(&mut self, outgoing: &Outgoing) -> bool {
+        match outgoing {
+            Outgoing::Resync => {
+                let before = self.seat;
+                let sent = self.send_state().await;
+                if self.seat != before {
+                    // Joined a challenge on this socket: count the new seat.
+                    self.live.connected(self.seat).await;
+                }
+                sent
+            }
+            Outgoing::Redirect { game_id } => {
+                self.send(&ServerMsg::Redirect {
+                    game_id: *game_id,
+                    url: format!("/game/{game_id}"),
+                })
+                .await
+            }
+            Outgoing::Event {
+                version,
+                kind,
+                public,
+                situation,
+            } => {
+                if *version <= self.sent_version {
+                    return true;
+                }
+                self.sent_version = *version;
+                if let Some(event) = public
+                    && !self
+                        .send(&ServerMsg::Event {
+                            version: *version,
+                            event: event.clone(),
+                            situation: Box::new(situation.for_seat(self.seat)),
+                        })
+                        .await
+                {
+                    return false;
+                }
+                for message in self.private_messages(*version, kind) {
+                    if !self.send(&message).await {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// The private messages this seat gets for `kind`: its own premove's
+    /// changes, and the acknowledgement of its premove when it is played.
+    fn private_messages(&self, version: u64, kind: &EventKind) -> Vec<ServerMsg> {
+        let (color, reason) = match kind {
+            EventKind::PremoveSet { color, .. } => (*color, PremoveReason::Set),
+            EventKind::PremoveCancelled { color, reason } => (
+                *color,
+                match reason {
+                    PremoveCancelReason::Cancelled => PremoveReason::Cancelled,
+                    PremoveCancelReason::Disconnected => PremoveReason::Disconnected,
+                },
+            ),
+            EventKind::PremoveDropped { color, .. } => (*color, PremoveReason::DroppedIllegal),
+            EventKind::Move {
+                color,
+                premove: true,
+                ..
+            } => (*color, PremoveReason::Played),
+            _ => return Vec::new(),
+        };
+        if self.seat != Seat::of(color) {
+            return Vec::new();
+        }
+        let premove = match kind {
+            EventKind::PremoveSet { uci, .. } => Some(PremoveView { uci: uci.clone() }),
+            _ => None,
+        };
+        let mut messages = vec![ServerMsg::Premove {
+            version,
+            premove,
+            reason,
+        }];
+        if let EventKind::Move { ply, uci, .. } = kind {
+            messages.push(ServerMsg::Ack {
+                ply: *ply,
+                uci: uci.clone(),
+                version,
+            });
+        }
+        messages
+    }
+}

@@ -1,0 +1,98 @@
+//! A game as rows: the small changing part in `games.state`, one `moves` row
+//! per ply (append-only apart from take-backs), rebuilt with `Game::restore`.
+
+use chess_game::{Game, GameSettings, GameSpec, SavedGame, SavedMove, SavedState};
+use serde::{Deserialize, Serialize};
+
+use crate::store::{MoveRow, StoreError};
+
+/// Everything of a [`SavedGame`] except its moves: the `games.state` column.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredState {
+    spec: GameSpec,
+    settings: GameSettings,
+    created_at_ms: u64,
+    state: SavedState,
+}
+
+/// The `games.state` JSON of `game`.
+pub fn state_json(game: &Game) -> String {
+    let saved = game.saved();
+    let stored = StoredState {
+        spec: saved.spec.clone(),
+        settings: saved.settings,
+        created_at_ms: saved.created_at_ms,
+        state: saved.state.clone(),
+    };
+    // Plain data with string keys: serialising cannot fail.
+    serde_json::to_string(&stored).unwrap_or_default()
+}
+
+/// The `moves` row of move number `ply` of `game`.
+pub fn move_row(game: &Game, ply: usize) -> Option<MoveRow> {
+    let saved = game.moves().get(ply)?;
+    let mover = game.position_at(u32::try_from(ply).ok()?)?.turn();
+    Some(MoveRow {
+        ply: i64::try_from(ply).ok()?,
+        uci: saved.uci.clone(),
+        san: saved.san.clone(),
+        clock_ms: saved
+            .remaining_ms
+            .map(|clocks| i64::try_from(*clocks.get(mover)).unwrap_or(i64::MAX)),
+        played_at: i64::try_from(saved.at_ms).unwrap_or(i64::MAX),
+        record: serde_json::to_string(saved).unwrap_or_default(),
+    })
+}
+
+/// Rebuilds a game from its `games.state` JSON and its moves.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the JSON does not parse or the game crate
+/// refuses the record.
+pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
+    let stored: StoredState =
+        serde_json::from_str(state).map_err(|e| StoreError::Corrupt(format!("game state: {e}")))?;
+    let moves = moves
+        .iter()
+        .map(|row| serde_json::from_str::<SavedMove>(&row.record))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| StoreError::Corrupt(format!("saved move: {e}")))?;
+    Game::restore(SavedGame {
+        spec: stored.spec,
+        settings: stored.settings,
+        created_at_ms: stored.created_at_ms,
+        moves,
+        state: stored.state,
+    })
+    .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use chess_rules::Color;
+
+    use super::*;
+
+    #[test]
+    fn a_game_survives_the_round_trip_through_rows() {
+        let mut game = Game::new(
+            GameSpec::standard("3+2".parse().expect("preset")),
+            GameSettings::default(),
+            1_000,
+        );
+        game.play_uci(Color::White, "e2e4", Some(0), 2_000)
+            .expect("legal");
+        game.play_uci(Color::Black, "e7e5", Some(1), 3_000)
+            .expect("legal");
+        game.play_uci(Color::White, "g1f3", Some(2), 7_000)
+            .expect("legal");
+        let rows: Vec<MoveRow> = (0..3).filter_map(|ply| move_row(&game, ply)).collect();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2].san, "Nf3");
+        assert_eq!(rows[2].clock_ms, Some(180_000 - 4_000 + 2_000));
+
+        let restored = restore(&state_json(&game), &rows).expect("restores");
+        assert_eq!(restored.saved(), game.saved());
+        assert_eq!(restored.version(), game.version());
+    }
+}

@@ -1,0 +1,182 @@
+//! What each viewer sees of a game: the shared situation computed once per
+//! change, then filtered per seat (legal destinations only for the side to
+//! move, premove destinations and premoves only for their own player).
+
+use chess_game::{EventKind, Game, RematchState};
+use chess_rules::{Bitboard, Color, Square};
+
+use crate::model::{GameMode, GameStatus, Seat};
+use crate::protocol::{
+    ClocksView, Dests, EventView, OffersView, PremoveView, ResultView, SituationView,
+};
+
+/// The situation after a change, before per-seat filtering.
+#[derive(Clone, Debug)]
+pub struct SharedSituation {
+    pub mode: GameMode,
+    pub fen: String,
+    pub turn: Color,
+    pub check: Option<String>,
+    pub status: GameStatus,
+    pub clocks: Option<ClocksView>,
+    pub first_move_deadline: Option<u64>,
+    /// Legal destinations of the side to move.
+    pub dests: Dests,
+    /// Premove destinations of the waiting side.
+    pub premove_dests: Dests,
+    pub offers: OffersView,
+    pub result: Option<ResultView>,
+}
+
+fn dests(pairs: Vec<(Square, Bitboard)>) -> Dests {
+    pairs
+        .into_iter()
+        .filter(|(_, to)| to.any())
+        .map(|(from, to)| {
+            (
+                from.to_string(),
+                to.into_iter().map(|sq| sq.to_string()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The server status of `game` whose row says `stored`.
+pub fn status_of(game: &Game, stored: GameStatus) -> GameStatus {
+    if game.is_over() {
+        GameStatus::Finished
+    } else {
+        stored
+    }
+}
+
+impl SharedSituation {
+    /// The situation of `game` at server time `now`.
+    pub fn of(game: &Game, mode: GameMode, stored: GameStatus, now: u64) -> SharedSituation {
+        let position = game.position();
+        let turn = position.turn();
+        let status = status_of(game, stored);
+        let playing = status == GameStatus::Playing;
+        let check = position
+            .is_check()
+            .then(|| position.board().king_of(turn))
+            .flatten()
+            .map(|sq| sq.to_string());
+        SharedSituation {
+            mode,
+            fen: position.fen(),
+            turn,
+            check,
+            status,
+            clocks: game.remaining_ms(now).map(|remaining| ClocksView {
+                white_ms: remaining.white,
+                black_ms: remaining.black,
+                running: game.running_clock(),
+                as_of: now,
+            }),
+            first_move_deadline: if playing {
+                game.first_move_deadline()
+            } else {
+                None
+            },
+            dests: if playing {
+                dests(position.legal_destinations())
+            } else {
+                Dests::new()
+            },
+            premove_dests: if playing && mode == GameMode::Online {
+                dests(position.premove_destinations(turn.other()))
+            } else {
+                Dests::new()
+            },
+            offers: OffersView {
+                draw: game.draw_offer(),
+                rematch: match game.rematch() {
+                    RematchState::Offered(color) => Some(color),
+                    RematchState::None | RematchState::Accepted => None,
+                },
+            },
+            result: game.result().map(|result| ResultView {
+                winner: result.winner,
+                reason: result.reason.code(),
+            }),
+        }
+    }
+
+    /// What a viewer holding `seat` sees.
+    pub fn for_seat(&self, seat: Seat) -> SituationView {
+        let sees_dests = seat.holds(self.turn);
+        // A local player holds both seats and never premoves.
+        let sees_premoves = seat == Seat::of(self.turn.other());
+        SituationView {
+            fen: self.fen.clone(),
+            turn: self.turn,
+            check: self.check.clone(),
+            status: self.status,
+            clocks: self.clocks,
+            first_move_deadline: self.first_move_deadline,
+            dests: if sees_dests {
+                self.dests.clone()
+            } else {
+                Dests::new()
+            },
+            premove_dests: if sees_premoves {
+                self.premove_dests.clone()
+            } else {
+                Dests::new()
+            },
+            offers: self.offers,
+            result: self.result,
+        }
+    }
+}
+
+/// The premove of `color` as its owner sees it.
+pub fn premove_of(game: &Game, color: Color) -> Option<PremoveView> {
+    game.premove(color).map(|premove| PremoveView {
+        uci: premove.uci().to_string(),
+    })
+}
+
+/// The public form of a game event; `None` for private (premove) events,
+/// which go only to their owner as `premove` messages.
+pub fn public_event(kind: &EventKind) -> Option<EventView> {
+    Some(match kind {
+        EventKind::Move {
+            ply,
+            color,
+            uci,
+            san,
+            premove,
+            ..
+        } => EventView::Move {
+            ply: *ply,
+            uci: uci.clone(),
+            san: san.clone(),
+            color: *color,
+            premove: *premove,
+        },
+        EventKind::PremoveSet { .. }
+        | EventKind::PremoveCancelled { .. }
+        | EventKind::PremoveDropped { .. } => return None,
+        EventKind::DrawOffered { color } => EventView::DrawOffered { color: *color },
+        EventKind::DrawDeclined { color, by_move } => EventView::DrawDeclined {
+            color: *color,
+            by_move: *by_move,
+        },
+        EventKind::DrawWithdrawn { color } => EventView::DrawWithdrawn { color: *color },
+        EventKind::DrawAccepted { color } => EventView::DrawAccepted { color: *color },
+        EventKind::RematchOffered { color } => EventView::RematchOffered { color: *color },
+        EventKind::RematchDeclined { color } => EventView::RematchDeclined { color: *color },
+        EventKind::RematchWithdrawn { color } => EventView::RematchWithdrawn { color: *color },
+        // The new game's id is known only once it is stored; see `live`.
+        EventKind::RematchAccepted { .. } => return None,
+        EventKind::GameEnded { winner, reason, .. } => EventView::Ended {
+            result: ResultView {
+                winner: *winner,
+                reason: reason.code(),
+            },
+        },
+        EventKind::TakeBack { ply, .. } => EventView::Takeback { moves: *ply },
+    })
+}

@@ -1,0 +1,294 @@
+//! Who is making a request: a guest identity in a signed cookie.
+//!
+//! A guest token is an HS256 JWT with its own audience (`chess-guest`), so the
+//! account sessions of issue 5 can add their own audience and a guest token can
+//! never pass as an account. The algorithm is pinned: a token claiming any
+//! other algorithm (including `none`) is refused.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::extract::FromRequestParts;
+use axum::http::StatusCode;
+use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::settings::Secret;
+use crate::startup::AppState;
+
+/// The cookie holding a guest's token.
+pub const GUEST_COOKIE: &str = "chess_guest";
+const GUEST_AUDIENCE: &str = "chess-guest";
+const ISSUER: &str = "chess-server";
+/// A guest keeps their identity (and games) for a year in the same browser.
+const GUEST_LIFETIME: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+/// A verified identity: who acts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub id: Uuid,
+    pub name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct GuestClaims {
+    sub: String,
+    name: String,
+    aud: String,
+    iss: String,
+    iat: u64,
+    exp: u64,
+}
+
+/// Why a request carries no usable identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdentityError {
+    /// No identity cookie at all.
+    Missing,
+    /// A cookie that does not verify (forged, expired, malformed).
+    Invalid,
+}
+
+impl From<IdentityError> for ApiError {
+    fn from(error: IdentityError) -> ApiError {
+        match error {
+            IdentityError::Missing => ApiError::client(
+                StatusCode::UNAUTHORIZED,
+                "not_signed_in",
+                "no identity cookie: open the site (GET /api/me) first",
+            ),
+            IdentityError::Invalid => ApiError::client(
+                StatusCode::UNAUTHORIZED,
+                "bad_identity",
+                "the identity cookie is forged, expired or malformed",
+            ),
+        }
+    }
+}
+
+/// Signs and verifies guest tokens.
+#[derive(Clone)]
+pub struct GuestTokens {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl std::fmt::Debug for GuestTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GuestTokens(***)")
+    }
+}
+
+impl GuestTokens {
+    /// Keys from the server secret.
+    ///
+    /// # Errors
+    /// The crypto backend's refusal of the key.
+    pub fn new(secret: &Secret) -> Result<GuestTokens, jsonwebtoken::errors::Error> {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[GUEST_AUDIENCE]);
+        validation.set_issuer(&[ISSUER]);
+        validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
+        validation.leeway = 0;
+        Ok(GuestTokens {
+            encoding: EncodingKey::from_secret(secret.expose())?,
+            decoding: DecodingKey::from_secret(secret.expose())?,
+            validation,
+        })
+    }
+
+    /// A signed token for `identity`.
+    ///
+    /// # Errors
+    /// Signing failure (only with a broken crypto backend).
+    pub fn issue(&self, identity: &Identity) -> Result<String, jsonwebtoken::errors::Error> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let claims = GuestClaims {
+            sub: identity.id.to_string(),
+            name: identity.name.clone(),
+            aud: GUEST_AUDIENCE.to_owned(),
+            iss: ISSUER.to_owned(),
+            iat: now,
+            exp: now + GUEST_LIFETIME.as_secs(),
+        };
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+    }
+
+    /// The identity in `token`, if it verifies.
+    ///
+    /// # Errors
+    /// [`IdentityError::Invalid`] for anything that does not verify.
+    pub fn verify(&self, token: &str) -> Result<Identity, IdentityError> {
+        let data = jsonwebtoken::decode::<GuestClaims>(token, &self.decoding, &self.validation)
+            .map_err(|_| IdentityError::Invalid)?;
+        let id = Uuid::parse_str(&data.claims.sub).map_err(|_| IdentityError::Invalid)?;
+        Ok(Identity {
+            id,
+            name: data.claims.name,
+        })
+    }
+
+    /// The identity of a request from its cookie header.
+    ///
+    /// # Errors
+    /// [`IdentityError::Missing`] without the cookie, [`IdentityError::Invalid`]
+    /// when it does not verify.
+    pub fn from_headers(&self, headers: &HeaderMap) -> Result<Identity, IdentityError> {
+        let token = cookie_value(headers, GUEST_COOKIE).ok_or(IdentityError::Missing)?;
+        self.verify(&token)
+    }
+
+    /// The `Set-Cookie` header value carrying `token`.
+    pub fn cookie(&self, token: &str) -> HeaderValue {
+        let value = format!(
+            "{GUEST_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
+            GUEST_LIFETIME.as_secs()
+        );
+        // A JWT is base64url and dots: always a valid header value.
+        HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
+    }
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// Adds a `Set-Cookie` for a fresh guest token.
+pub fn set_cookie(headers: &mut HeaderMap, tokens: &GuestTokens, token: &str) {
+    headers.append(SET_COOKIE, tokens.cookie(token));
+}
+
+/// Extractor: the verified identity of the request, or `401`.
+impl FromRequestParts<AppState> for Identity {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Identity, ApiError> {
+        Ok(state.tokens.from_headers(&parts.headers)?)
+    }
+}
+
+/// Extractor: the identity if there is a valid one (spectators need none).
+#[derive(Clone, Debug)]
+pub struct MaybeIdentity(pub Option<Identity>);
+
+impl FromRequestParts<AppState> for MaybeIdentity {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<MaybeIdentity, std::convert::Infallible> {
+        Ok(MaybeIdentity(
+            state.tokens.from_headers(&parts.headers).ok(),
+        ))
+    }
+}
+
+const ADJECTIVES: &[&str] = &[
+    "brave", "calm", "clever", "eager", "gentle", "happy", "jolly", "keen", "lucky", "merry",
+    "nimble", "proud", "quick", "quiet", "shy", "swift", "witty", "bold", "bright", "cosy",
+];
+const ANIMALS: &[&str] = &[
+    "otter", "heron", "badger", "falcon", "fox", "hare", "lynx", "marten", "owl", "panda",
+    "puffin", "raven", "seal", "stoat", "swan", "tiger", "walrus", "wolf", "yak", "zebra",
+];
+
+/// A random readable guest name such as `brave-otter-42`.
+pub fn random_guest_name() -> String {
+    let mut rng = rand::rng();
+    let adjective = ADJECTIVES.choose(&mut rng).copied().unwrap_or("brave");
+    let animal = ANIMALS.choose(&mut rng).copied().unwrap_or("otter");
+    let number: u8 = rng.random_range(1..100);
+    format!("{adjective}-{animal}-{number}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(secret: &str) -> GuestTokens {
+        GuestTokens::new(&secret.parse().expect("long enough")).expect("valid key")
+    }
+
+    fn someone() -> Identity {
+        Identity {
+            id: Uuid::new_v4(),
+            name: "brave-otter-42".to_owned(),
+        }
+    }
+
+    #[test]
+    fn issued_token_verifies_to_the_same_identity() {
+        let tokens = tokens(&"k".repeat(32));
+        let identity = someone();
+        let token = tokens.issue(&identity).expect("signs");
+        assert_eq!(tokens.verify(&token), Ok(identity));
+    }
+
+    #[test]
+    fn token_signed_with_another_key_is_invalid() {
+        let token = tokens(&"a".repeat(32)).issue(&someone()).expect("signs");
+        assert_eq!(
+            tokens(&"b".repeat(32)).verify(&token),
+            Err(IdentityError::Invalid)
+        );
+    }
+
+    #[test]
+    fn unsigned_token_is_invalid() {
+        let tokens = tokens(&"k".repeat(32));
+        let token = tokens.issue(&someone()).expect("signs");
+        let mut parts = token.split('.');
+        let (_header, claims) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        // {"alg":"none","typ":"JWT"}
+        let forged = format!("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.{claims}.");
+        assert_eq!(tokens.verify(&forged), Err(IdentityError::Invalid));
+    }
+
+    #[test]
+    fn cookie_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            COOKIE,
+            HeaderValue::from_static("theme=dark; chess_guest=abc.def.ghi"),
+        );
+        assert_eq!(
+            cookie_value(&headers, GUEST_COOKIE).as_deref(),
+            Some("abc.def.ghi")
+        );
+        assert_eq!(cookie_value(&headers, "missing"), None);
+    }
+
+    #[test]
+    fn guest_names_are_readable() {
+        let name = random_guest_name();
+        let parts: Vec<&str> = name.split('-').collect();
+        assert_eq!(parts.len(), 3, "{name}");
+        assert!(
+            ADJECTIVES.contains(&parts[0]) && ANIMALS.contains(&parts[1]),
+            "{name}"
+        );
+        assert!(
+            parts[2].parse::<u8>().is_ok_and(|n| (1..100).contains(&n)),
+            "{name}"
+        );
+    }
+}

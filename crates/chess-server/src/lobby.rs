@@ -1,0 +1,345 @@
+//! The lobby: open seeks, pairing, and the lobby socket that keeps every
+//! watcher's list live.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket};
+use chess_game::{GameSpec, TimeControl};
+use chess_rules::Color;
+use serde::Serialize;
+use tokio::sync::{Mutex, broadcast};
+use uuid::Uuid;
+
+use crate::clock::now_ms;
+use crate::games::{Hub, NewGame};
+use crate::model::{ColorChoice, GameMode};
+use crate::protocol::PlayerView;
+use crate::store::{PlayerRow, SeekRow, StoreError};
+use crate::time_control;
+
+/// A seek as the API shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeekView {
+    pub id: Uuid,
+    pub player: PlayerView,
+    pub time_control: serde_json::Value,
+    pub color: ColorChoice,
+    pub created_at: i64,
+    pub is_yours: bool,
+}
+
+/// A change in the lobby, before rendering for a watcher.
+#[derive(Clone, Debug)]
+enum LobbyEvent {
+    Added(OpenSeek),
+    Removed(Uuid),
+    Started {
+        seek_id: Uuid,
+        game_id: Uuid,
+        owner: Uuid,
+    },
+}
+
+/// A seek with its creator.
+#[derive(Clone, Debug)]
+struct OpenSeek {
+    row: SeekRow,
+    player: PlayerRow,
+}
+
+impl OpenSeek {
+    fn view(&self, viewer: Option<Uuid>) -> SeekView {
+        SeekView {
+            id: self.row.id,
+            player: PlayerView {
+                id: self.player.id,
+                name: self.player.name.clone(),
+                kind: self.player.kind,
+                level: None,
+                is_you: viewer == Some(self.player.id),
+            },
+            time_control: serde_json::from_str(&self.row.time_control)
+                .unwrap_or(serde_json::Value::Null),
+            color: self.row.color.parse().unwrap_or(ColorChoice::Random),
+            created_at: self.row.created_at,
+            is_yours: viewer == Some(self.player.id),
+        }
+    }
+}
+
+/// What creating a seek did.
+#[derive(Debug)]
+pub enum SeekOutcome {
+    /// A new (or the caller's identical existing) seek is open.
+    Created(SeekView),
+    /// A matching seek of someone else was joined.
+    Joined(Uuid),
+}
+
+/// Why joining or cancelling a seek failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SeekError {
+    #[error("no open seek with that id")]
+    NotFound,
+    #[error("you cannot join your own seek")]
+    Own,
+    #[error("this seek is someone else's")]
+    NotYours,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The lobby of this node.
+#[derive(Debug)]
+pub struct Lobby {
+    hub: Arc<Hub>,
+    events: broadcast::Sender<LobbyEvent>,
+    /// Pairing reads then writes: one at a time on this node (the database's
+    /// delete-once still decides between nodes).
+    pairing: Mutex<()>,
+}
+
+impl Lobby {
+    pub fn new(hub: Arc<Hub>) -> Lobby {
+        let (events, _) = broadcast::channel(256);
+        Lobby {
+            hub,
+            events,
+            pairing: Mutex::new(()),
+        }
+    }
+
+    async fn open_seeks(&self) -> Result<Vec<OpenSeek>, StoreError> {
+        let rows = self.hub.store().seeks().await?;
+        let mut seeks = Vec::with_capacity(rows.len());
+        for row in rows {
+            if let Some(player) = self.hub.store().player(row.player_id).await? {
+                seeks.push(OpenSeek { row, player });
+            }
+        }
+        Ok(seeks)
+    }
+
+    /// Every open seek as `viewer` sees it.
+    ///
+    /// # Errors
+    /// A storage failure.
+    pub async fn seeks(&self, viewer: Option<Uuid>) -> Result<Vec<SeekView>, StoreError> {
+        Ok(self
+            .open_seeks()
+            .await?
+            .iter()
+            .map(|seek| seek.view(viewer))
+            .collect())
+    }
+
+    /// Creates a seek, or joins a matching one of someone else instead.
+    ///
+    /// # Errors
+    /// A storage failure.
+    pub async fn create(
+        &self,
+        player: PlayerRow,
+        tc: TimeControl,
+        color: ColorChoice,
+    ) -> Result<SeekOutcome, SeekError> {
+        let _pairing = self.pairing.lock().await;
+        let key = tc.to_string();
+        let seeks = self.open_seeks().await?;
+        let matching = seeks.iter().find(|seek| {
+            seek.row.time_control_key == key
+                && seek.player.id != player.id
+                && seek
+                    .row
+                    .color
+                    .parse::<ColorChoice>()
+                    .is_ok_and(|theirs| theirs.compatible(color))
+        });
+        if let Some(seek) = matching {
+            match self.take(seek, player.clone(), color).await {
+                Ok(game_id) => return Ok(SeekOutcome::Joined(game_id)),
+                // Taken by someone else meanwhile: fall through to creating one.
+                Err(SeekError::NotFound) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        if let Some(own) = seeks.iter().find(|seek| {
+            seek.player.id == player.id
+                && seek.row.time_control_key == key
+                && seek.row.color == color.as_str()
+        }) {
+            return Ok(SeekOutcome::Created(own.view(Some(player.id))));
+        }
+        let row = SeekRow {
+            id: Uuid::new_v4(),
+            player_id: player.id,
+            time_control: time_control::to_json(tc).to_string(),
+            time_control_key: key,
+            color: color.as_str().to_owned(),
+            created_at: i64::try_from(now_ms()).unwrap_or(i64::MAX),
+        };
+        self.hub.store().insert_seek(&row).await?;
+        let seek = OpenSeek { row, player };
+        let view = seek.view(Some(seek.player.id));
+        let _ = self.events.send(LobbyEvent::Added(seek));
+        Ok(SeekOutcome::Created(view))
+    }
+
+    /// `player` joins seek `id`; the game id.
+    ///
+    /// # Errors
+    /// [`SeekError::NotFound`], [`SeekError::Own`] or a storage failure.
+    pub async fn join(&self, player: PlayerRow, id: Uuid) -> Result<Uuid, SeekError> {
+        let _pairing = self.pairing.lock().await;
+        let seeks = self.open_seeks().await?;
+        let seek = seeks
+            .iter()
+            .find(|seek| seek.row.id == id)
+            .ok_or(SeekError::NotFound)?;
+        if seek.player.id == player.id {
+            return Err(SeekError::Own);
+        }
+        self.take(seek, player, ColorChoice::Random).await
+    }
+
+    /// Removes `seek` (exactly once across racing joiners) and starts its game.
+    async fn take(
+        &self,
+        seek: &OpenSeek,
+        joiner: PlayerRow,
+        joiner_wants: ColorChoice,
+    ) -> Result<Uuid, SeekError> {
+        if !self.hub.store().delete_seek(seek.row.id).await? {
+            return Err(SeekError::NotFound);
+        }
+        let creator_wants: ColorChoice = seek.row.color.parse().unwrap_or(ColorChoice::Random);
+        let creator_color = match (creator_wants, joiner_wants) {
+            (ColorChoice::Random, ColorChoice::White) => Color::Black,
+            (ColorChoice::Random, ColorChoice::Black) => Color::White,
+            (choice, _) => choice.resolve(),
+        };
+        let tc: TimeControl =
+            serde_json::from_str::<time_control::TimeControlJson>(&seek.row.time_control)
+                .ok()
+                .and_then(|json| json.parse().ok())
+                .ok_or_else(|| {
+                    StoreError::Corrupt(format!("seek time control {}", seek.row.time_control))
+                })?;
+        let (white, black) = match creator_color {
+            Color::White => (seek.player.clone(), joiner),
+            Color::Black => (joiner, seek.player.clone()),
+        };
+        let live = self
+            .hub
+            .create(NewGame {
+                mode: GameMode::Online,
+                spec: GameSpec::standard(tc),
+                white: Some(white),
+                black: Some(black),
+                computer_level: None,
+            })
+            .await?;
+        let _ = self.events.send(LobbyEvent::Removed(seek.row.id));
+        let _ = self.events.send(LobbyEvent::Started {
+            seek_id: seek.row.id,
+            game_id: live.id,
+            owner: seek.player.id,
+        });
+        Ok(live.id)
+    }
+
+    /// `player` cancels their seek `id`.
+    ///
+    /// # Errors
+    /// [`SeekError::NotFound`], [`SeekError::NotYours`] or a storage failure.
+    pub async fn cancel(&self, player: Uuid, id: Uuid) -> Result<(), SeekError> {
+        let _pairing = self.pairing.lock().await;
+        let seeks = self.hub.store().seeks().await?;
+        let seek = seeks
+            .iter()
+            .find(|seek| seek.id == id)
+            .ok_or(SeekError::NotFound)?;
+        if seek.player_id != player {
+            return Err(SeekError::NotYours);
+        }
+        if !self.hub.store().delete_seek(id).await? {
+            return Err(SeekError::NotFound);
+        }
+        let _ = self.events.send(LobbyEvent::Removed(id));
+        Ok(())
+    }
+
+    /// Serves one lobby socket: the open seeks, then every change.
+    pub async fn serve(self: Arc<Self>, mut socket: WebSocket, viewer: Option<Uuid>) {
+        let mut events = self.events.subscribe();
+        let mut shutdown = self.hub.shutdown_signal();
+        let snapshot = match self.seeks(viewer).await {
+            Ok(seeks) => serde_json::json!({ "type": "seeks", "seeks": seeks }),
+            Err(error) => {
+                tracing::error!(%error, "listing seeks failed");
+                return;
+            }
+        };
+        if socket
+            .send(Message::Text(snapshot.to_string().into()))
+            .await
+            .is_err()
+        {
+            return;
+        }
+        loop {
+            let message = tokio::select! {
+                event = events.recv() => match event {
+                    Ok(LobbyEvent::Added(seek)) => Some(serde_json::json!({ "type": "seek_added", "seek": seek.view(viewer) })),
+                    Ok(LobbyEvent::Removed(seek_id)) => Some(serde_json::json!({ "type": "seek_removed", "seek_id": seek_id })),
+                    Ok(LobbyEvent::Started { seek_id, game_id, owner }) => (viewer == Some(owner)).then(|| serde_json::json!({
+                        "type": "game_started", "seek_id": seek_id, "game_id": game_id, "url": format!("/game/{game_id}"),
+                    })),
+                    Err(broadcast::error::RecvError::Lagged(_)) => match self.seeks(viewer).await {
+                        Ok(seeks) => Some(serde_json::json!({ "type": "seeks", "seeks": seeks })),
+                        Err(_) => return,
+                    },
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                incoming = socket.recv() => match incoming {
+                    Some(Ok(Message::Text(text))) => Some(lobby_reply(text.as_str())),
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                    Some(Ok(_)) => None,
+                },
+                _ = shutdown.changed() => return,
+            };
+            if let Some(message) = message
+                && socket
+                    .send(Message::Text(message.to_string().into()))
+                    .await
+                    .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// The reply to a message on the lobby socket: only `ping` is understood.
+fn lobby_reply(text: &str) -> serde_json::Value {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    match parsed
+        .as_ref()
+        .and_then(|value| value.get("type"))
+        .and_then(|t| t.as_str())
+    {
+        Some("ping") => serde_json::json!({
+            "type": "pong",
+            "t": parsed.as_ref().and_then(|value| value.get("t")).cloned().unwrap_or(serde_json::Value::Null),
+            "server_time": now_ms(),
+        }),
+        Some(other) => serde_json::json!({
+            "type": "error", "code": "unknown_message_type",
+            "message": format!("the lobby socket only understands ping, not {other:?}"), "in_reply_to": other,
+        }),
+        None => serde_json::json!({
+            "type": "error", "code": "malformed_message",
+            "message": "expected a json object with a \"type\"", "in_reply_to": null,
+        }),
+    }
+}

@@ -1,0 +1,171 @@
+//! Small vocabulary types of the server, stored as lowercase strings.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chess_rules::Color;
+use serde::{Deserialize, Serialize};
+
+/// Generates `as_str`, `Display` and `FromStr` for a fieldless enum whose
+/// stored form is given per variant.
+macro_rules! string_enum {
+    ($name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        impl $name {
+            /// The stored and wire form.
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+        impl FromStr for $name {
+            type Err = UnknownValue;
+            fn from_str(text: &str) -> Result<$name, UnknownValue> {
+                match text {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err(UnknownValue(text.to_owned())),
+                }
+            }
+        }
+    };
+}
+
+/// A stored string that names no known value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown value {0:?}")]
+pub struct UnknownValue(pub String);
+
+/// Who a player is: a guest (cookie only), an account (issue 5) or the computer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerKind {
+    Guest,
+    Account,
+    Computer,
+}
+string_enum!(PlayerKind { Guest => "guest", Account => "account", Computer => "computer" });
+
+/// How the seats of a game are held.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameMode {
+    /// Two people, each in their own browser.
+    Online,
+    /// One person holds both seats (two players on one screen).
+    Local,
+    /// The server's engine holds one seat.
+    Computer,
+}
+string_enum!(GameMode { Online => "online", Local => "local", Computer => "computer" });
+
+/// Where a game stands, as stored and listed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    /// A challenge whose second seat is still empty.
+    Open,
+    /// Both seats taken, no result yet.
+    Playing,
+    /// Over (including aborted).
+    Finished,
+}
+string_enum!(GameStatus { Open => "open", Playing => "playing", Finished => "finished" });
+
+/// The seats a connection holds in one game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seat {
+    White,
+    Black,
+    /// Both seats: a one-person (local) game.
+    Both,
+    /// A spectator.
+    None,
+}
+
+impl Seat {
+    /// Whether this seat may act for `color`.
+    pub const fn holds(self, color: Color) -> bool {
+        matches!(
+            (self, color),
+            (Seat::Both, _) | (Seat::White, Color::White) | (Seat::Black, Color::Black)
+        )
+    }
+
+    /// The seat holding exactly one colour.
+    pub const fn of(color: Color) -> Seat {
+        match color {
+            Color::White => Seat::White,
+            Color::Black => Seat::Black,
+        }
+    }
+}
+
+/// The colour a player asks for when creating a game or seek.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    White,
+    Black,
+    Random,
+}
+string_enum!(ColorChoice { White => "white", Black => "black", Random => "random" });
+
+impl ColorChoice {
+    /// The colour this choice gives, drawing one for `Random`.
+    pub fn resolve(self) -> Color {
+        match self {
+            ColorChoice::White => Color::White,
+            ColorChoice::Black => Color::Black,
+            ColorChoice::Random => {
+                if rand::random::<bool>() {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+        }
+    }
+
+    /// Whether a seek with this choice and one with `other` can be paired.
+    pub const fn compatible(self, other: ColorChoice) -> bool {
+        !matches!(
+            (self, other),
+            (ColorChoice::White, ColorChoice::White) | (ColorChoice::Black, ColorChoice::Black)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_forms_round_trip() {
+        for mode in [GameMode::Online, GameMode::Local, GameMode::Computer] {
+            assert_eq!(mode.as_str().parse::<GameMode>(), Ok(mode));
+        }
+        for status in [GameStatus::Open, GameStatus::Playing, GameStatus::Finished] {
+            assert_eq!(status.as_str().parse::<GameStatus>(), Ok(status));
+        }
+        assert!("Online".parse::<GameMode>().is_err());
+    }
+
+    #[test]
+    fn same_fixed_colour_seeks_do_not_pair() {
+        assert!(!ColorChoice::White.compatible(ColorChoice::White));
+        assert!(ColorChoice::White.compatible(ColorChoice::Black));
+        assert!(ColorChoice::Random.compatible(ColorChoice::White));
+    }
+
+    #[test]
+    fn seats_hold_their_colours() {
+        assert!(Seat::Both.holds(Color::Black));
+        assert!(Seat::White.holds(Color::White));
+        assert!(!Seat::White.holds(Color::Black));
+        assert!(!Seat::None.holds(Color::White));
+    }
+}

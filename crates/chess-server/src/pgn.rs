@@ -1,0 +1,97 @@
+//! PGN export of a hosted game, with `[%clk]` comments for timed games.
+
+use chess_rules::Color;
+use chess_rules::pgn::{PgnGame, PgnResult};
+
+use crate::games::live::Entry;
+
+/// The PGN text of `entry`'s game.
+pub fn export(entry: &Entry) -> String {
+    let game = &entry.game;
+    let mut pgn = PgnGame::new(game.spec().initial_position().clone());
+    let name = |color: Color| {
+        entry
+            .players
+            .get(color)
+            .as_ref()
+            .map_or_else(|| "?".to_owned(), |player| player.name.clone())
+    };
+    pgn.set_tag("Event", "Casual game");
+    pgn.set_tag("Site", format!("/game/{}", entry.row.id));
+    pgn.set_tag("Date", utc_date(game.created_at_ms()));
+    pgn.set_tag("White", name(Color::White));
+    pgn.set_tag("Black", name(Color::Black));
+    pgn.set_tag("TimeControl", time_control_tag(game.time_control()));
+    for (ply, saved) in game.moves().iter().enumerate() {
+        if pgn.record.push_uci(&saved.uci).is_err() {
+            // Stored moves were legal when played; a failure means corruption.
+            tracing::error!(game_id = %entry.row.id, ply, "a stored move does not replay");
+            break;
+        }
+        if let Some(remaining) = saved.remaining_ms {
+            let mover = if ply % 2 == 0 {
+                game.spec().initial_position().turn()
+            } else {
+                game.spec().initial_position().turn().other()
+            };
+            pgn.clocks.push(*remaining.get(mover));
+        }
+    }
+    match game.result() {
+        Some(result) => {
+            pgn.result = if result.reason == chess_game::EndReason::Aborted {
+                PgnResult::Unknown
+            } else {
+                PgnResult::from_winner(result.winner)
+            };
+            pgn.set_tag("Termination", result.reason.code());
+        }
+        None => pgn.result = PgnResult::Unknown,
+    }
+    pgn.to_pgn()
+}
+
+/// The PGN `TimeControl` tag: `300+3` (seconds), or `-` for no clock.
+fn time_control_tag(tc: chess_game::TimeControl) -> String {
+    match (tc.initial_ms(), tc.increment_ms()) {
+        (Some(initial), Some(increment)) => format!("{}+{}", initial / 1000, increment / 1000),
+        _ => "-".to_owned(),
+    }
+}
+
+/// `YYYY.MM.DD` of a Unix millisecond time (UTC), by the civil-from-days algorithm.
+fn utc_date(unix_ms: u64) -> String {
+    let days = i64::try_from(unix_ms / 86_400_000).unwrap_or(0);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_calendar_days() {
+        assert_eq!(utc_date(0), "1970.01.01");
+        // 2024-02-29T23:59:59Z: a leap day.
+        assert_eq!(utc_date(1_709_251_199_000), "2024.02.29");
+        assert_eq!(utc_date(1_709_251_200_000), "2024.03.01");
+    }
+
+    #[test]
+    fn time_control_tag_is_in_seconds() {
+        assert_eq!(time_control_tag("5+3".parse().expect("preset")), "300+3");
+        assert_eq!(
+            time_control_tag(chess_game::TimeControl::Correspondence),
+            "-"
+        );
+    }
+}

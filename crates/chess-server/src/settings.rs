@@ -1,0 +1,151 @@
+//! Settings from flags and environment variables, with defaults that need no set-up.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// Everything the server can be told at start-up. Every flag has an environment
+/// variable (listed in `.env.example`) and a default, so `cargo run` needs nothing.
+#[derive(Clone, Parser)]
+#[command(
+    name = "chess-server",
+    version,
+    about = "The authoritative online chess server"
+)]
+pub struct Settings {
+    /// Address to listen on.
+    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
+    pub host: IpAddr,
+
+    /// Port to listen on (0 picks a free port).
+    #[arg(long, env = "PORT", default_value_t = 8080)]
+    pub port: u16,
+
+    /// `sqlite://path/to/file.db` (embedded, created on start) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/chess.db")]
+    pub database_url: String,
+
+    /// Folder for the embedded database's generated secret.
+    #[arg(long, env = "CHESS_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+
+    /// Secret that signs identity cookies (at least 32 bytes). When unset, a random
+    /// one is generated once and kept in `<data dir>/secret`.
+    #[arg(long, env = "CHESS_SECRET", hide_env_values = true)]
+    pub secret: Option<Secret>,
+
+    /// Milliseconds each side has to make its first move before the server aborts
+    /// the game (online timed games).
+    #[arg(long, env = "FIRST_MOVE_DEADLINE_MS", default_value_t = 30_000)]
+    pub first_move_deadline_ms: u64,
+
+    /// Origins allowed to open WebSockets, comma separated. Default: this server's
+    /// own `http://` origins (`127.0.0.1`, `localhost` and the listen host).
+    #[arg(long, env = "ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// Folder with the web client's static files.
+    #[arg(long, env = "WEB_DIR", default_value = "web")]
+    pub web_dir: PathBuf,
+
+    /// Largest WebSocket message accepted, in bytes.
+    #[arg(long, env = "WS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
+    pub ws_max_message_bytes: usize,
+
+    /// Messages per second a game socket may send on average.
+    #[arg(long, env = "WS_RATE_PER_SECOND", default_value_t = 20)]
+    pub ws_rate_per_second: u32,
+
+    /// Messages a game socket may send in a burst above the average rate.
+    #[arg(long, env = "WS_RATE_BURST", default_value_t = 40)]
+    pub ws_rate_burst: u32,
+}
+
+impl Settings {
+    /// Defaults for everything, as `chess-server` with no flags and no environment.
+    pub fn defaults() -> Settings {
+        Settings::parse_from(["chess-server"])
+    }
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("database_url", &redact_url(&self.database_url))
+            .field("data_dir", &self.data_dir)
+            .field("secret", &self.secret)
+            .field("first_move_deadline_ms", &self.first_move_deadline_ms)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("web_dir", &self.web_dir)
+            .field("ws_max_message_bytes", &self.ws_max_message_bytes)
+            .field("ws_rate_per_second", &self.ws_rate_per_second)
+            .field("ws_rate_burst", &self.ws_rate_burst)
+            .finish()
+    }
+}
+
+/// Hides a password in `scheme://user:password@host/...`.
+fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// A signing secret; never printed.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret's bytes, for signing.
+    pub fn expose(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = String;
+    fn from_str(value: &str) -> Result<Secret, String> {
+        if value.len() < 32 {
+            return Err("the secret must be at least 32 bytes (256 bits) long".to_owned());
+        }
+        Ok(Secret(value.to_owned()))
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_hides_secret_and_database_password() {
+        let mut settings = Settings::defaults();
+        settings.secret = Some("s".repeat(40).parse().expect("long enough"));
+        settings.database_url = "postgres://chess:hunter2@db/chess".to_owned();
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("ssss"), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("postgres://chess:***@db/chess"), "{shown}");
+    }
+
+    #[test]
+    fn short_secret_is_refused() {
+        assert!("short".parse::<Secret>().is_err());
+    }
+}

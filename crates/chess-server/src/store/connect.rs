@@ -1,0 +1,54 @@
+//! Opening the database named by a URL and bringing its schema up to date.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::PgPoolOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use super::{Pool, Store, StoreError};
+
+/// Connects to `database_url` (`sqlite://...` or `postgres://...`), creating an
+/// SQLite file and its folder when missing, and applies the migrations.
+///
+/// # Errors
+/// [`StoreError::UnsupportedUrl`] for another scheme; a connection, folder or
+/// migration failure.
+pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
+    if database_url.starts_with("sqlite:") {
+        let options = SqliteConnectOptions::from_str(database_url)?
+            .create_if_missing(true)
+            // WAL lets readers work while a move is being written.
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        if let Some(folder) = options.get_filename().parent()
+            && !folder.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(folder)?;
+        }
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        Ok(Store {
+            pool: Pool::Sqlite(pool),
+        })
+    } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect(database_url)
+            .await?;
+        sqlx::migrate!("../../migrations/postgres")
+            .run(&pool)
+            .await?;
+        Ok(Store {
+            pool: Pool::Postgres(pool),
+        })
+    } else {
+        Err(StoreError::UnsupportedUrl(database_url.to_owned()))
+    }
+}

@@ -1,0 +1,192 @@
+//! Rows as the store reads and writes them. Enumerations are kept as their
+//! stored strings' typed forms; JSON columns stay strings (the game layer owns
+//! their shapes).
+
+use uuid::Uuid;
+
+use super::StoreError;
+use crate::model::{GameMode, GameStatus, PlayerKind};
+
+/// A person (or the computer) who can hold a seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRow {
+    pub id: Uuid,
+    pub kind: PlayerKind,
+    pub name: String,
+    /// Unix milliseconds.
+    pub created_at: i64,
+}
+
+/// A game's row: the truth the in-memory game is a cache of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub id: Uuid,
+    pub mode: GameMode,
+    pub white_id: Option<Uuid>,
+    pub black_id: Option<Uuid>,
+    pub computer_level: Option<i64>,
+    /// JSON of the time control (`docs/protocol.md`).
+    pub time_control: String,
+    pub status: GameStatus,
+    /// JSON of the result once finished.
+    pub result: Option<String>,
+    /// JSON record the game is rebuilt from.
+    pub state: String,
+    pub version: i64,
+    pub rematch_of: Option<Uuid>,
+    pub rematch_id: Option<Uuid>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// One played move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveRow {
+    pub ply: i64,
+    pub uci: String,
+    pub san: String,
+    /// The mover's remaining time after the move, for timed games.
+    pub clock_ms: Option<i64>,
+    pub played_at: i64,
+    /// JSON of the game crate's saved move.
+    pub record: String,
+}
+
+/// An open seek in the lobby.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeekRow {
+    pub id: Uuid,
+    pub player_id: Uuid,
+    /// JSON of the time control.
+    pub time_control: String,
+    /// Canonical form of the time control; equal keys match.
+    pub time_control_key: String,
+    /// The creator's colour choice: `white`, `black` or `random`.
+    pub color: String,
+    pub created_at: i64,
+}
+
+pub(super) type GameTuple = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    String,
+    String,
+    Option<String>,
+    String,
+    i64,
+    Option<String>,
+    Option<String>,
+    i64,
+    i64,
+);
+
+fn uuid(text: &str) -> Result<Uuid, StoreError> {
+    Uuid::parse_str(text).map_err(|_| StoreError::Corrupt(format!("not a uuid: {text:?}")))
+}
+
+fn optional_uuid(text: Option<String>) -> Result<Option<Uuid>, StoreError> {
+    text.as_deref().map(uuid).transpose()
+}
+
+impl PlayerRow {
+    pub(super) fn from_tuple(
+        (id, kind, name, created_at): (String, String, String, i64),
+    ) -> Result<PlayerRow, StoreError> {
+        Ok(PlayerRow {
+            id: uuid(&id)?,
+            kind: kind
+                .parse()
+                .map_err(|_| StoreError::Corrupt(format!("player kind {kind:?}")))?,
+            name,
+            created_at,
+        })
+    }
+}
+
+impl GameRow {
+    pub(super) fn from_tuple(row: GameTuple) -> Result<GameRow, StoreError> {
+        let (
+            id,
+            mode,
+            white_id,
+            black_id,
+            computer_level,
+            time_control,
+            status,
+            result,
+            state,
+            version,
+            rematch_of,
+            rematch_id,
+            created_at,
+            updated_at,
+        ) = row;
+        Ok(GameRow {
+            id: uuid(&id)?,
+            mode: mode
+                .parse()
+                .map_err(|_| StoreError::Corrupt(format!("game mode {mode:?}")))?,
+            white_id: optional_uuid(white_id)?,
+            black_id: optional_uuid(black_id)?,
+            computer_level,
+            time_control,
+            status: status
+                .parse()
+                .map_err(|_| StoreError::Corrupt(format!("game status {status:?}")))?,
+            result,
+            state,
+            version,
+            rematch_of: optional_uuid(rematch_of)?,
+            rematch_id: optional_uuid(rematch_id)?,
+            created_at,
+            updated_at,
+        })
+    }
+}
+
+impl MoveRow {
+    pub(super) fn from_tuple(
+        (ply, uci, san, clock_ms, played_at, record): (
+            i64,
+            String,
+            String,
+            Option<i64>,
+            i64,
+            String,
+        ),
+    ) -> Result<MoveRow, StoreError> {
+        Ok(MoveRow {
+            ply,
+            uci,
+            san,
+            clock_ms,
+            played_at,
+            record,
+        })
+    }
+}
+
+impl SeekRow {
+    pub(super) fn from_tuple(
+        (id, player_id, time_control, time_control_key, color, created_at): (
+            String,
+            String,
+            String,
+            String,
+            String,
+            i64,
+        ),
+    ) -> Result<SeekRow, StoreError> {
+        Ok(SeekRow {
+            id: uuid(&id)?,
+            player_id: uuid(&player_id)?,
+            time_control,
+            time_control_key,
+            color,
+            created_at,
+        })
+    }
+}
