@@ -1,0 +1,466 @@
+//! `spawn_app` and the `TestApp` with one method per endpoint or socket action.
+
+use std::time::Duration;
+
+use chess_server::{Application, Settings};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use uuid::Uuid;
+
+/// Which database a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Runs an async test body once per backend: `sqlite` and `postgres` tests.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                if let Some(app) = $crate::helpers::spawn_app($crate::helpers::Backend::Sqlite).await {
+                    ($body)(app).await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(app) = $crate::helpers::spawn_app($crate::helpers::Backend::Postgres).await {
+                    ($body)(app).await;
+                }
+            }
+        }
+    };
+}
+
+/// A database made for one test, removed when the test ends.
+#[derive(Debug)]
+pub struct TestDatabase {
+    pub url: String,
+    /// Postgres: the admin URL and the database's name, to drop it.
+    postgres: Option<(String, String)>,
+    /// SQLite: the folder holding the file.
+    folder: Option<std::path::PathBuf>,
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let Some(folder) = &self.folder {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+        if let Some((admin, name)) = self.postgres.take() {
+            // Drop runs outside async: a small runtime of its own on a thread.
+            let _ = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                if let Ok(runtime) = runtime {
+                    runtime.block_on(async {
+                        if let Ok(pool) = sqlx::PgPool::connect(&admin).await {
+                            let sql = format!("drop database if exists \"{name}\" with (force)");
+                            let _ = sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await;
+                            pool.close().await;
+                        }
+                    });
+                }
+            })
+            .join();
+        }
+    }
+}
+
+/// A fresh database for `backend`, or `None` when Postgres tests are skipped
+/// on purpose (`CHESS_SKIP_POSTGRES_TESTS=1`).
+///
+/// # Panics
+/// When Postgres is unreachable and the skip variable is not set.
+pub async fn fresh_database(backend: Backend) -> Option<TestDatabase> {
+    match backend {
+        Backend::Sqlite => {
+            let folder = std::env::temp_dir().join(format!("chess-test-{}", Uuid::new_v4()));
+            std::fs::create_dir_all(&folder).expect("temp folder");
+            Some(TestDatabase {
+                url: format!("sqlite://{}", folder.join("chess.db").display()),
+                postgres: None,
+                folder: Some(folder),
+            })
+        }
+        Backend::Postgres => {
+            if std::env::var("CHESS_SKIP_POSTGRES_TESTS").is_ok_and(|v| v == "1") {
+                eprintln!("skipping a Postgres test: CHESS_SKIP_POSTGRES_TESTS=1");
+                return None;
+            }
+            let admin = std::env::var("TEST_POSTGRES_URL")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+            let pool = match sqlx::PgPool::connect(&admin).await {
+                Ok(pool) => pool,
+                Err(error) => panic!(
+                    "Postgres at {admin} is unreachable ({error}). Start it, point TEST_POSTGRES_URL \
+                     at an admin URL, or set CHESS_SKIP_POSTGRES_TESTS=1 to skip the Postgres runs."
+                ),
+            };
+            let name = format!("chess_test_{}", Uuid::new_v4().simple());
+            sqlx::query(sqlx::AssertSqlSafe(format!("create database \"{name}\"")))
+                .execute(&pool)
+                .await
+                .expect("create the test database");
+            pool.close().await;
+            let base = admin.rsplit_once('/').map_or(admin.as_str(), |(base, _)| base);
+            Some(TestDatabase {
+                url: format!("{base}/{name}"),
+                postgres: Some((admin.clone(), name)),
+                folder: None,
+            })
+        }
+    }
+}
+
+/// Settings for a test server on `database_url`.
+pub fn test_settings(database_url: &str) -> Settings {
+    let mut settings = Settings::defaults();
+    settings.port = 0;
+    settings.database_url = database_url.to_owned();
+    settings.secret = Some("test-secret-".repeat(4).parse().expect("long enough"));
+    settings.first_move_deadline_ms = 30_000;
+    settings.allowed_origins = Vec::new();
+    settings
+}
+
+/// A running server and what a test needs to talk to it.
+#[derive(Debug)]
+pub struct TestApp {
+    pub address: String,
+    pub port: u16,
+    pub backend: Backend,
+    pub settings: Settings,
+    pub db: Option<TestDatabase>,
+    stop: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<()>>,
+    http: reqwest::Client,
+}
+
+/// A person with a browser: their identity cookie.
+#[derive(Clone, Debug)]
+pub struct Guest {
+    pub id: String,
+    pub name: String,
+    pub cookie: String,
+}
+
+/// Starts the real server on port 0 with a fresh database.
+pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    let db = fresh_database(backend).await?;
+    let settings = test_settings(&db.url);
+    let mut app = start(settings, backend).await;
+    app.db = Some(db);
+    Some(app)
+}
+
+/// Starts a server with `settings`.
+pub async fn start(settings: Settings, backend: Backend) -> TestApp {
+    let app = Application::build(settings.clone()).await.expect("the server starts");
+    let port = app.port();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        app.run_until_stopped(async {
+            let _ = stopped.await;
+        })
+        .await
+        .expect("the server runs");
+    });
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        port,
+        backend,
+        settings,
+        db: None,
+        stop: Some(stop),
+        server: Some(server),
+        http: reqwest::Client::builder().build().expect("http client"),
+    }
+}
+
+/// A standard clock time control in JSON.
+pub fn clock(initial_ms: u64, increment_ms: u64) -> Value {
+    json!({ "kind": "clock", "initial_ms": initial_ms, "increment_ms": increment_ms })
+}
+
+pub fn correspondence() -> Value {
+    json!({ "kind": "correspondence" })
+}
+
+impl TestApp {
+    /// Stops the server gracefully (sockets closed, requests finished).
+    pub async fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.take() {
+            tokio::time::timeout(Duration::from_secs(10), server)
+                .await
+                .expect("the server stops within 10 s")
+                .expect("the server task ends cleanly");
+        }
+    }
+
+    /// Stops this server and starts a new one on the same database.
+    pub async fn restart(mut self) -> TestApp {
+        self.stop().await;
+        let mut next = start(self.settings.clone(), self.backend).await;
+        next.db = self.db.take();
+        next
+    }
+
+    /// Stops this server and starts one with other `settings` (same database).
+    pub async fn restart_with(mut self, settings: Settings) -> TestApp {
+        self.stop().await;
+        let mut next = start(settings, self.backend).await;
+        next.db = self.db.take();
+        next
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    /// `GET /api/me` without a cookie: a new guest.
+    pub async fn guest(&self) -> Guest {
+        let response = self.http.get(self.url("/api/me")).send().await.expect("GET /api/me");
+        assert_eq!(response.status(), 200);
+        let set_cookie = response
+            .headers()
+            .get("set-cookie")
+            .expect("a new guest gets a cookie")
+            .to_str()
+            .expect("ascii cookie")
+            .to_owned();
+        assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"), "{set_cookie}");
+        let cookie = set_cookie.split(';').next().expect("name=value").to_owned();
+        let body: Value = response.json().await.expect("json");
+        Guest {
+            id: body["id"].as_str().expect("id").to_owned(),
+            name: body["name"].as_str().expect("name").to_owned(),
+            cookie,
+        }
+    }
+
+    /// `GET path` with an optional cookie: (status, json body).
+    pub async fn get(&self, path: &str, cookie: Option<&str>) -> (u16, Value) {
+        let mut request = self.http.get(self.url(path));
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        let response = request.send().await.expect("GET");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// `GET path` as text.
+    pub async fn get_text(&self, path: &str) -> (u16, String) {
+        let response = self.http.get(self.url(path)).send().await.expect("GET");
+        (response.status().as_u16(), response.text().await.expect("body"))
+    }
+
+    /// A request with a raw body: (status, json body).
+    pub async fn send(&self, method: &str, path: &str, cookie: Option<&str>, body: Option<String>) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let mut request = self.http.request(method, self.url(path));
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json").body(body);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    pub async fn post(&self, path: &str, guest: &Guest, body: Value) -> (u16, Value) {
+        self.send("POST", path, Some(&guest.cookie), Some(body.to_string())).await
+    }
+
+    pub async fn create_local(&self, guest: &Guest, time_control: Value) -> String {
+        let (status, body) = self.post("/api/games/local", guest, json!({ "time_control": time_control })).await;
+        assert_eq!(status, 201, "{body}");
+        body["game_id"].as_str().expect("game id").to_owned()
+    }
+
+    pub async fn create_challenge(&self, guest: &Guest, time_control: Value, color: &str, fen: Option<&str>) -> String {
+        let mut body = json!({ "time_control": time_control, "color": color });
+        if let Some(fen) = fen {
+            body["fen"] = json!(fen);
+        }
+        let (status, body) = self.post("/api/challenges", guest, body).await;
+        assert_eq!(status, 201, "{body}");
+        body["game_id"].as_str().expect("game id").to_owned()
+    }
+
+    pub async fn join_game(&self, guest: &Guest, game_id: &str) -> (u16, Value) {
+        self.post(&format!("/api/games/{game_id}/join"), guest, json!({})).await
+    }
+
+    /// A game between `white` and `black` (a challenge taken at once).
+    pub async fn online_game(&self, white: &Guest, black: &Guest, time_control: Value) -> String {
+        self.online_game_from(white, black, time_control, None).await
+    }
+
+    pub async fn online_game_from(&self, white: &Guest, black: &Guest, time_control: Value, fen: Option<&str>) -> String {
+        let game_id = self.create_challenge(white, time_control, "white", fen).await;
+        let (status, body) = self.join_game(black, &game_id).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["color"], "black");
+        game_id
+    }
+
+    pub async fn state(&self, game_id: &str, guest: Option<&Guest>) -> Value {
+        let (status, body) = self.get(&format!("/api/games/{game_id}"), guest.map(|g| g.cookie.as_str())).await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    /// Opens the game socket with the guest's cookie (or none: a spectator).
+    pub async fn socket(&self, game_id: &str, guest: Option<&Guest>) -> Socket {
+        self.try_socket(&format!("/api/games/{game_id}/socket"), guest, None)
+            .await
+            .expect("the socket opens")
+    }
+
+    /// Opens a socket at `path`, optionally with an `Origin`.
+    pub async fn try_socket(
+        &self,
+        path: &str,
+        guest: Option<&Guest>,
+        origin: Option<&str>,
+    ) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+        let mut request = format!("ws://127.0.0.1:{}{path}", self.port)
+            .into_client_request()
+            .expect("request");
+        if let Some(guest) = guest {
+            request
+                .headers_mut()
+                .insert("cookie", HeaderValue::from_str(&guest.cookie).expect("cookie"));
+        }
+        if let Some(origin) = origin {
+            request.headers_mut().insert("origin", HeaderValue::from_str(origin).expect("origin"));
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+        Ok(Socket { ws })
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// A WebSocket client.
+#[derive(Debug)]
+pub struct Socket {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+/// How long a test waits for a message before failing.
+const WAIT: Duration = Duration::from_secs(10);
+
+impl Socket {
+    pub async fn send(&mut self, message: Value) {
+        self.ws.send(Message::Text(message.to_string().into())).await.expect("send");
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.ws.send(Message::Text(text.to_owned().into())).await.expect("send");
+    }
+
+    /// The next JSON message (Ping frames are answered on the way).
+    pub async fn recv(&mut self) -> Value {
+        self.try_recv(WAIT).await.expect("a message within the wait")
+    }
+
+    /// The next JSON message within `wait`, or `None`.
+    pub async fn try_recv(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.ws.next()).await.ok()??;
+            match next.ok()? {
+                Message::Text(text) => return Some(serde_json::from_str(text.as_str()).expect("json")),
+                Message::Close(_) => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// The next message of type `kind`, skipping others.
+    pub async fn recv_type(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["type"] == kind {
+                return message;
+            }
+        }
+    }
+
+    /// The next `event` message whose event kind is `kind`.
+    pub async fn recv_event(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv_type("event").await;
+            if message["event"]["kind"] == kind {
+                return message;
+            }
+        }
+    }
+
+    /// `hello` with no version: the full state.
+    pub async fn hello(&mut self) -> Value {
+        self.send(json!({ "type": "hello", "version": null })).await;
+        self.recv_type("state").await
+    }
+
+    /// Plays a move and returns its `ack` (failing on an `error`).
+    pub async fn play(&mut self, uci: &str, ply: u32) -> Value {
+        self.send(json!({ "type": "move", "uci": uci, "ply": ply })).await;
+        loop {
+            let message = self.recv().await;
+            match message["type"].as_str() {
+                Some("ack") => return message,
+                Some("error") => panic!("move {uci} at ply {ply} refused: {message}"),
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends `message` and returns the `error` it gets.
+    pub async fn expect_error(&mut self, message: Value) -> Value {
+        self.send(message).await;
+        self.recv_type("error").await
+    }
+
+    /// Closes the socket.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// Plays `moves` alternately on the sockets of White and Black, from ply 0.
+pub async fn play_moves(white: &mut Socket, black: &mut Socket, moves: &[&str]) {
+    for (ply, uci) in moves.iter().enumerate() {
+        let ply = u32::try_from(ply).expect("few moves");
+        let mover = if ply % 2 == 0 { &mut *white } else { &mut *black };
+        mover.play(uci, ply).await;
+    }
+}

@@ -1,0 +1,13 @@
+//! Black-box tests: the real server on port 0 with a fresh database per test,
+//! each test run on SQLite and on Postgres, played over real WebSockets.
+
+mod helpers;
+
+mod bad_input;
+mod clocks;
+mod endings;
+mod identity;
+mod lobby;
+mod premoves;
+mod restart;
+mod store_contract;
