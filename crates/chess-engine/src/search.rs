@@ -210,26 +210,34 @@ impl<'a> Searcher<'a> {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
 
+        // The pruning below is only for null-window nodes out of check,
+        // where a static estimate is trusted.
+        let static_eval = if is_pv || in_check {
+            None
+        } else {
+            Some(evaluate(position))
+        };
+
         // Reverse futility pruning: far above beta near the leaves, a quiet
         // position is not going to fall below it in a move or two.
-        if !is_pv && !in_check && depth <= 3 && beta.abs() < MATE_BOUND {
-            let static_eval = evaluate(position);
-            if static_eval - 120 * depth >= beta {
-                return static_eval;
-            }
+        if let Some(eval) = static_eval
+            && depth <= 3
+            && beta.abs() < MATE_BOUND
+            && eval - 120 * depth >= beta
+        {
+            return eval;
         }
 
         // Null move pruning: if passing the move still leaves us at or above
         // beta after a reduced search, a real move would do at least as
         // well. Not when the side to move has only pawns, where passing
         // could be better than any move (zugzwang).
-        if !is_pv
-            && !in_check
+        if let Some(eval) = static_eval
+            && eval >= beta
             && depth >= 3
             && beta.abs() < MATE_BOUND
             && !self.null_before[ply]
             && has_pieces(position)
-            && evaluate(position) >= beta
             && let Some(passed) = null_move(position)
         {
             let reduction = 2 + depth / 4;
