@@ -7,9 +7,9 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use uuid::Uuid;
 
@@ -30,14 +30,18 @@ macro_rules! on_both_backends {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                if let Some(app) = $crate::helpers::spawn_app($crate::helpers::Backend::Sqlite).await {
+                if let Some(app) =
+                    $crate::helpers::spawn_app($crate::helpers::Backend::Sqlite).await
+                {
                     ($body)(app).await;
                 }
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                if let Some(app) = $crate::helpers::spawn_app($crate::helpers::Backend::Postgres).await {
+                if let Some(app) =
+                    $crate::helpers::spawn_app($crate::helpers::Backend::Postgres).await
+                {
                     ($body)(app).await;
                 }
             }
@@ -63,7 +67,9 @@ impl Drop for TestDatabase {
         if let Some((admin, name)) = self.postgres.take() {
             // Drop runs outside async: a small runtime of its own on a thread.
             let _ = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
                 if let Ok(runtime) = runtime {
                     runtime.block_on(async {
                         if let Ok(pool) = sqlx::PgPool::connect(&admin).await {
@@ -115,7 +121,9 @@ pub async fn fresh_database(backend: Backend) -> Option<TestDatabase> {
                 .await
                 .expect("create the test database");
             pool.close().await;
-            let base = admin.rsplit_once('/').map_or(admin.as_str(), |(base, _)| base);
+            let base = admin
+                .rsplit_once('/')
+                .map_or(admin.as_str(), |(base, _)| base);
             Some(TestDatabase {
                 url: format!("{base}/{name}"),
                 postgres: Some((admin.clone(), name)),
@@ -168,7 +176,9 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
 
 /// Starts a server with `settings`.
 pub async fn start(settings: Settings, backend: Backend) -> TestApp {
-    let app = Application::build(settings.clone()).await.expect("the server starts");
+    let app = Application::build(settings.clone())
+        .await
+        .expect("the server starts");
     let port = app.port();
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
@@ -235,7 +245,12 @@ impl TestApp {
 
     /// `GET /api/me` without a cookie: a new guest.
     pub async fn guest(&self) -> Guest {
-        let response = self.http.get(self.url("/api/me")).send().await.expect("GET /api/me");
+        let response = self
+            .http
+            .get(self.url("/api/me"))
+            .send()
+            .await
+            .expect("GET /api/me");
         assert_eq!(response.status(), 200);
         let set_cookie = response
             .headers()
@@ -244,7 +259,10 @@ impl TestApp {
             .to_str()
             .expect("ascii cookie")
             .to_owned();
-        assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"), "{set_cookie}");
+        assert!(
+            set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"),
+            "{set_cookie}"
+        );
         let cookie = set_cookie.split(';').next().expect("name=value").to_owned();
         let body: Value = response.json().await.expect("json");
         Guest {
@@ -263,42 +281,72 @@ impl TestApp {
         let response = request.send().await.expect("GET");
         let status = response.status().as_u16();
         let text = response.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
     }
 
     /// `GET path` as text.
     pub async fn get_text(&self, path: &str) -> (u16, String) {
         let response = self.http.get(self.url(path)).send().await.expect("GET");
-        (response.status().as_u16(), response.text().await.expect("body"))
+        (
+            response.status().as_u16(),
+            response.text().await.expect("body"),
+        )
     }
 
     /// A request with a raw body: (status, json body).
-    pub async fn send(&self, method: &str, path: &str, cookie: Option<&str>, body: Option<String>) -> (u16, Value) {
+    pub async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        cookie: Option<&str>,
+        body: Option<String>,
+    ) -> (u16, Value) {
         let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
         let mut request = self.http.request(method, self.url(path));
         if let Some(cookie) = cookie {
             request = request.header("cookie", cookie);
         }
         if let Some(body) = body {
-            request = request.header("content-type", "application/json").body(body);
+            request = request
+                .header("content-type", "application/json")
+                .body(body);
         }
         let response = request.send().await.expect("request");
         let status = response.status().as_u16();
         let text = response.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
     }
 
     pub async fn post(&self, path: &str, guest: &Guest, body: Value) -> (u16, Value) {
-        self.send("POST", path, Some(&guest.cookie), Some(body.to_string())).await
+        self.send("POST", path, Some(&guest.cookie), Some(body.to_string()))
+            .await
     }
 
     pub async fn create_local(&self, guest: &Guest, time_control: Value) -> String {
-        let (status, body) = self.post("/api/games/local", guest, json!({ "time_control": time_control })).await;
+        let (status, body) = self
+            .post(
+                "/api/games/local",
+                guest,
+                json!({ "time_control": time_control }),
+            )
+            .await;
         assert_eq!(status, 201, "{body}");
         body["game_id"].as_str().expect("game id").to_owned()
     }
 
-    pub async fn create_challenge(&self, guest: &Guest, time_control: Value, color: &str, fen: Option<&str>) -> String {
+    pub async fn create_challenge(
+        &self,
+        guest: &Guest,
+        time_control: Value,
+        color: &str,
+        fen: Option<&str>,
+    ) -> String {
         let mut body = json!({ "time_control": time_control, "color": color });
         if let Some(fen) = fen {
             body["fen"] = json!(fen);
@@ -309,16 +357,26 @@ impl TestApp {
     }
 
     pub async fn join_game(&self, guest: &Guest, game_id: &str) -> (u16, Value) {
-        self.post(&format!("/api/games/{game_id}/join"), guest, json!({})).await
+        self.post(&format!("/api/games/{game_id}/join"), guest, json!({}))
+            .await
     }
 
     /// A game between `white` and `black` (a challenge taken at once).
     pub async fn online_game(&self, white: &Guest, black: &Guest, time_control: Value) -> String {
-        self.online_game_from(white, black, time_control, None).await
+        self.online_game_from(white, black, time_control, None)
+            .await
     }
 
-    pub async fn online_game_from(&self, white: &Guest, black: &Guest, time_control: Value, fen: Option<&str>) -> String {
-        let game_id = self.create_challenge(white, time_control, "white", fen).await;
+    pub async fn online_game_from(
+        &self,
+        white: &Guest,
+        black: &Guest,
+        time_control: Value,
+        fen: Option<&str>,
+    ) -> String {
+        let game_id = self
+            .create_challenge(white, time_control, "white", fen)
+            .await;
         let (status, body) = self.join_game(black, &game_id).await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["color"], "black");
@@ -326,7 +384,12 @@ impl TestApp {
     }
 
     pub async fn state(&self, game_id: &str, guest: Option<&Guest>) -> Value {
-        let (status, body) = self.get(&format!("/api/games/{game_id}"), guest.map(|g| g.cookie.as_str())).await;
+        let (status, body) = self
+            .get(
+                &format!("/api/games/{game_id}"),
+                guest.map(|g| g.cookie.as_str()),
+            )
+            .await;
         assert_eq!(status, 200, "{body}");
         body
     }
@@ -349,12 +412,15 @@ impl TestApp {
             .into_client_request()
             .expect("request");
         if let Some(guest) = guest {
-            request
-                .headers_mut()
-                .insert("cookie", HeaderValue::from_str(&guest.cookie).expect("cookie"));
+            request.headers_mut().insert(
+                "cookie",
+                HeaderValue::from_str(&guest.cookie).expect("cookie"),
+            );
         }
         if let Some(origin) = origin {
-            request.headers_mut().insert("origin", HeaderValue::from_str(origin).expect("origin"));
+            request
+                .headers_mut()
+                .insert("origin", HeaderValue::from_str(origin).expect("origin"));
         }
         let (ws, _) = tokio_tungstenite::connect_async(request).await?;
         Ok(Socket { ws })
@@ -380,25 +446,37 @@ const WAIT: Duration = Duration::from_secs(10);
 
 impl Socket {
     pub async fn send(&mut self, message: Value) {
-        self.ws.send(Message::Text(message.to_string().into())).await.expect("send");
+        self.ws
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .expect("send");
     }
 
     pub async fn send_raw(&mut self, text: &str) {
-        self.ws.send(Message::Text(text.to_owned().into())).await.expect("send");
+        self.ws
+            .send(Message::Text(text.to_owned().into()))
+            .await
+            .expect("send");
     }
 
     /// The next JSON message (Ping frames are answered on the way).
     pub async fn recv(&mut self) -> Value {
-        self.try_recv(WAIT).await.expect("a message within the wait")
+        self.try_recv(WAIT)
+            .await
+            .expect("a message within the wait")
     }
 
     /// The next JSON message within `wait`, or `None`.
     pub async fn try_recv(&mut self, wait: Duration) -> Option<Value> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let next = tokio::time::timeout_at(deadline, self.ws.next()).await.ok()??;
+            let next = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .ok()??;
             match next.ok()? {
-                Message::Text(text) => return Some(serde_json::from_str(text.as_str()).expect("json")),
+                Message::Text(text) => {
+                    return Some(serde_json::from_str(text.as_str()).expect("json"));
+                }
                 Message::Close(_) => return None,
                 _ => {}
             }
@@ -433,7 +511,8 @@ impl Socket {
 
     /// Plays a move and returns its `ack` (failing on an `error`).
     pub async fn play(&mut self, uci: &str, ply: u32) -> Value {
-        self.send(json!({ "type": "move", "uci": uci, "ply": ply })).await;
+        self.send(json!({ "type": "move", "uci": uci, "ply": ply }))
+            .await;
         loop {
             let message = self.recv().await;
             match message["type"].as_str() {
@@ -460,7 +539,11 @@ impl Socket {
 pub async fn play_moves(white: &mut Socket, black: &mut Socket, moves: &[&str]) {
     for (ply, uci) in moves.iter().enumerate() {
         let ply = u32::try_from(ply).expect("few moves");
-        let mover = if ply % 2 == 0 { &mut *white } else { &mut *black };
+        let mover = if ply % 2 == 0 {
+            &mut *white
+        } else {
+            &mut *black
+        };
         mover.play(uci, ply).await;
     }
 }

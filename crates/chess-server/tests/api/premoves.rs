@@ -21,76 +21,104 @@ async fn measured_rtt(socket: &mut Socket) -> u64 {
     panic!("the server never measured a round trip");
 }
 
-on_both_backends!(premove_is_played_instantly_with_rtt_charged, |app: TestApp| async move {
-    let (white_guest, black_guest) = (app.guest().await, app.guest().await);
-    let game_id = app.online_game(&white_guest, &black_guest, clock(180_000, 0)).await;
-    let mut white = app.socket(&game_id, Some(&white_guest)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    white.hello().await;
-    black.hello().await;
-    play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
+on_both_backends!(
+    premove_is_played_instantly_with_rtt_charged,
+    |app: TestApp| async move {
+        let (white_guest, black_guest) = (app.guest().await, app.guest().await);
+        let game_id = app
+            .online_game(&white_guest, &black_guest, clock(180_000, 0))
+            .await;
+        let mut white = app.socket(&game_id, Some(&white_guest)).await;
+        let mut black = app.socket(&game_id, Some(&black_guest)).await;
+        white.hello().await;
+        black.hello().await;
+        play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
 
-    let rtt = measured_rtt(&mut black).await;
-    black.send(json!({ "type": "premove", "uci": "b8c6" })).await;
-    let set = black.recv_type("premove").await;
-    assert_eq!(set["premove"], json!({ "uci": "b8c6" }));
-    assert_eq!(set["reason"], "set");
+        let rtt = measured_rtt(&mut black).await;
+        black
+            .send(json!({ "type": "premove", "uci": "b8c6" }))
+            .await;
+        let set = black.recv_type("premove").await;
+        assert_eq!(set["premove"], json!({ "uci": "b8c6" }));
+        assert_eq!(set["reason"], "set");
 
-    white.play("g1f3", 2).await;
-    // Black's premove follows at once as a move of its own.
-    let reply = white.recv_event("move").await;
-    let reply = if reply["event"]["uci"] == "g1f3" { white.recv_event("move").await } else { reply };
-    assert_eq!(reply["event"]["uci"], "b8c6");
-    assert_eq!(reply["event"]["premove"], true);
-    assert_eq!(reply["turn"], "white");
-    // Black's clock: the first move was free; this one cost exactly the charge.
-    assert_eq!(reply["clocks"]["black_ms"], 180_000 - rtt, "{reply}");
+        white.play("g1f3", 2).await;
+        // Black's premove follows at once as a move of its own.
+        let reply = white.recv_event("move").await;
+        let reply = if reply["event"]["uci"] == "g1f3" {
+            white.recv_event("move").await
+        } else {
+            reply
+        };
+        assert_eq!(reply["event"]["uci"], "b8c6");
+        assert_eq!(reply["event"]["premove"], true);
+        assert_eq!(reply["turn"], "white");
+        // Black's clock: the first move was free; this one cost exactly the charge.
+        assert_eq!(reply["clocks"]["black_ms"], 180_000 - rtt, "{reply}");
 
-    let played = black.recv_type("premove").await;
-    assert_eq!(played["reason"], "played");
-    assert_eq!(played["premove"], json!(null));
-    let ack = black.recv_type("ack").await;
-    assert_eq!((ack["ply"].as_u64(), ack["uci"].as_str()), (Some(3), Some("b8c6")));
-});
+        let played = black.recv_type("premove").await;
+        assert_eq!(played["reason"], "played");
+        assert_eq!(played["premove"], json!(null));
+        let ack = black.recv_type("ack").await;
+        assert_eq!(
+            (ack["ply"].as_u64(), ack["uci"].as_str()),
+            (Some(3), Some("b8c6"))
+        );
+    }
+);
 
-on_both_backends!(premove_that_became_illegal_is_dropped, |app: TestApp| async move {
-    let (white_guest, black_guest) = (app.guest().await, app.guest().await);
-    let game_id = app.online_game(&white_guest, &black_guest, correspondence()).await;
-    let mut white = app.socket(&game_id, Some(&white_guest)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    white.hello().await;
-    black.hello().await;
-    play_moves(&mut white, &mut black, &["e2e4", "d7d5"]).await;
-    // Black plans dxe4; White takes the pawn first.
-    black.send(json!({ "type": "premove", "uci": "d5e4" })).await;
-    assert_eq!(black.recv_type("premove").await["reason"], "set");
-    white.play("e4d5", 2).await;
-    let dropped = black.recv_type("premove").await;
-    assert_eq!(dropped["reason"], "dropped_illegal");
-    let state = black.hello().await;
-    assert_eq!(state["turn"], "black");
-    assert_eq!(state["moves"].as_array().map(Vec::len), Some(3));
-    assert_eq!(state["premove"], json!(null));
-});
+on_both_backends!(
+    premove_that_became_illegal_is_dropped,
+    |app: TestApp| async move {
+        let (white_guest, black_guest) = (app.guest().await, app.guest().await);
+        let game_id = app
+            .online_game(&white_guest, &black_guest, correspondence())
+            .await;
+        let mut white = app.socket(&game_id, Some(&white_guest)).await;
+        let mut black = app.socket(&game_id, Some(&black_guest)).await;
+        white.hello().await;
+        black.hello().await;
+        play_moves(&mut white, &mut black, &["e2e4", "d7d5"]).await;
+        // Black plans dxe4; White takes the pawn first.
+        black
+            .send(json!({ "type": "premove", "uci": "d5e4" }))
+            .await;
+        assert_eq!(black.recv_type("premove").await["reason"], "set");
+        white.play("e4d5", 2).await;
+        let dropped = black.recv_type("premove").await;
+        assert_eq!(dropped["reason"], "dropped_illegal");
+        let state = black.hello().await;
+        assert_eq!(state["turn"], "black");
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(3));
+        assert_eq!(state["premove"], json!(null));
+    }
+);
 
-on_both_backends!(premove_is_cleared_when_its_player_disconnects, |app: TestApp| async move {
-    let (white_guest, black_guest) = (app.guest().await, app.guest().await);
-    let game_id = app.online_game(&white_guest, &black_guest, correspondence()).await;
-    let mut white = app.socket(&game_id, Some(&white_guest)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    white.hello().await;
-    black.hello().await;
-    play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
-    black.send(json!({ "type": "premove", "uci": "b8c6" })).await;
-    assert_eq!(black.recv_type("premove").await["reason"], "set");
-    black.close().await;
-    // Give the server a moment to see the socket close.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    white.play("g1f3", 2).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    let state = black.hello().await;
-    assert_eq!(state["premove"], json!(null));
-    assert_eq!(state["turn"], "black", "the cleared premove was not played");
-    assert_eq!(state["moves"].as_array().map(Vec::len), Some(3));
-});
+on_both_backends!(
+    premove_is_cleared_when_its_player_disconnects,
+    |app: TestApp| async move {
+        let (white_guest, black_guest) = (app.guest().await, app.guest().await);
+        let game_id = app
+            .online_game(&white_guest, &black_guest, correspondence())
+            .await;
+        let mut white = app.socket(&game_id, Some(&white_guest)).await;
+        let mut black = app.socket(&game_id, Some(&black_guest)).await;
+        white.hello().await;
+        black.hello().await;
+        play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
+        black
+            .send(json!({ "type": "premove", "uci": "b8c6" }))
+            .await;
+        assert_eq!(black.recv_type("premove").await["reason"], "set");
+        black.close().await;
+        // Give the server a moment to see the socket close.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        white.play("g1f3", 2).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut black = app.socket(&game_id, Some(&black_guest)).await;
+        let state = black.hello().await;
+        assert_eq!(state["premove"], json!(null));
+        assert_eq!(state["turn"], "black", "the cleared premove was not played");
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(3));
+    }
+);

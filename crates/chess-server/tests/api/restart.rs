@@ -34,15 +34,26 @@ on_both_backends!(restart_mid_games, |app: TestApp| async move {
 
     for game_id in [&slow, &timed, &doomed] {
         let state = app.state(game_id, None).await;
-        let ucis: Vec<&str> = state["moves"].as_array().expect("moves").iter().filter_map(|m| m["uci"].as_str()).collect();
+        let ucis: Vec<&str> = state["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .filter_map(|m| m["uci"].as_str())
+            .collect();
         assert_eq!(ucis, ["e2e4", "e7e5", "g1f3"], "acknowledged moves survive");
     }
     let doomed_state = app.state(&doomed, None).await;
-    assert_eq!(doomed_state["result"], json!({ "winner": "white", "reason": "timeout" }));
+    assert_eq!(
+        doomed_state["result"],
+        json!({ "winner": "white", "reason": "timeout" })
+    );
     let timed_state = app.state(&timed, None).await;
     assert_eq!(timed_state["status"], "playing");
     let black_now = timed_state["clocks"]["black_ms"].as_u64().expect("clock");
-    assert!(black_now <= black_before - down_ms + 50, "the clock kept running: {black_before} -> {black_now} after {down_ms} ms down");
+    assert!(
+        black_now <= black_before - down_ms + 50,
+        "the clock kept running: {black_before} -> {black_now} after {down_ms} ms down"
+    );
 
     // Clients reconnect and carry on.
     let mut white = app.socket(&slow, Some(&alice)).await;
@@ -53,28 +64,46 @@ on_both_backends!(restart_mid_games, |app: TestApp| async move {
     white.hello().await;
     black.play("b8c6", 3).await;
     white.play("f1b5", 4).await;
-    assert_eq!(app.state(&slow, None).await["moves"].as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        app.state(&slow, None).await["moves"]
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
 });
 
-on_both_backends!(reconnect_gets_exactly_the_missed_events, |app: TestApp| async move {
-    let (alice, bob) = (app.guest().await, app.guest().await);
-    let game_id = app.online_game(&alice, &bob, correspondence()).await;
-    let mut white = app.socket(&game_id, Some(&alice)).await;
-    let mut black = app.socket(&game_id, Some(&bob)).await;
-    white.hello().await;
-    let seen = black.hello().await["version"].as_u64().expect("version");
-    black.close().await;
-    white.play("e2e4", 0).await;
-    let mut black = app.socket(&game_id, Some(&bob)).await;
-    black.send(json!({ "type": "hello", "version": seen })).await;
-    let missed = black.recv().await;
-    assert_eq!(missed["type"], "event", "{missed}");
-    assert_eq!(missed["event"]["uci"], "e2e4");
-    assert_eq!(missed["version"], seen + 1);
-    assert!(missed["dests"]["e7"].is_array(), "black to move sees its moves");
-    // A retried move (same ply, same move) gets the same acknowledgement.
-    let first = black.play("e7e5", 1).await;
-    let again = black.play("e7e5", 1).await;
-    assert_eq!(first, again);
-    assert_eq!(app.state(&game_id, None).await["moves"].as_array().map(Vec::len), Some(2));
-});
+on_both_backends!(
+    reconnect_gets_exactly_the_missed_events,
+    |app: TestApp| async move {
+        let (alice, bob) = (app.guest().await, app.guest().await);
+        let game_id = app.online_game(&alice, &bob, correspondence()).await;
+        let mut white = app.socket(&game_id, Some(&alice)).await;
+        let mut black = app.socket(&game_id, Some(&bob)).await;
+        white.hello().await;
+        let seen = black.hello().await["version"].as_u64().expect("version");
+        black.close().await;
+        white.play("e2e4", 0).await;
+        let mut black = app.socket(&game_id, Some(&bob)).await;
+        black
+            .send(json!({ "type": "hello", "version": seen }))
+            .await;
+        let missed = black.recv().await;
+        assert_eq!(missed["type"], "event", "{missed}");
+        assert_eq!(missed["event"]["uci"], "e2e4");
+        assert_eq!(missed["version"], seen + 1);
+        assert!(
+            missed["dests"]["e7"].is_array(),
+            "black to move sees its moves"
+        );
+        // A retried move (same ply, same move) gets the same acknowledgement.
+        let first = black.play("e7e5", 1).await;
+        let again = black.play("e7e5", 1).await;
+        assert_eq!(first, again);
+        assert_eq!(
+            app.state(&game_id, None).await["moves"]
+                .as_array()
+                .map(Vec::len),
+            Some(2)
+        );
+    }
+);

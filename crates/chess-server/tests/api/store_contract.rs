@@ -8,7 +8,9 @@ use crate::helpers::{Backend, TestDatabase, fresh_database};
 
 async fn store_on(backend: Backend) -> Option<(Store, TestDatabase)> {
     let db = fresh_database(backend).await?;
-    let store = store::connect(&db.url).await.expect("connects and migrates");
+    let store = store::connect(&db.url)
+        .await
+        .expect("connects and migrates");
     Some((store, db))
 }
 
@@ -58,8 +60,14 @@ async fn contract(backend: Backend) {
     let (white, black) = (player(), player());
     store.insert_player(&white).await.expect("insert");
     store.insert_player(&black).await.expect("insert");
-    store.insert_player(&white).await.expect("inserting twice is harmless");
-    assert_eq!(store.player(white.id).await.expect("read"), Some(white.clone()));
+    store
+        .insert_player(&white)
+        .await
+        .expect("inserting twice is harmless");
+    assert_eq!(
+        store.player(white.id).await.expect("read"),
+        Some(white.clone())
+    );
     assert_eq!(store.player(Uuid::new_v4()).await.expect("read"), None);
 
     let mut row = game(&white, &black);
@@ -70,12 +78,17 @@ async fn contract(backend: Backend) {
     let stale = row.clone();
     row.version = 1;
     row.updated_at = 30;
-    store.update_game(&row, 0, None, &[move_row(0, "e2e4")]).await.expect("cas from 0");
+    store
+        .update_game(&row, 0, None, &[move_row(0, "e2e4")])
+        .await
+        .expect("cas from 0");
     // A writer still holding version 0 loses and writes nothing.
     let mut loser = stale.clone();
     loser.version = 1;
     loser.state = "lost".to_owned();
-    let lost = store.update_game(&loser, 0, None, &[move_row(1, "e7e5")]).await;
+    let lost = store
+        .update_game(&loser, 0, None, &[move_row(1, "e7e5")])
+        .await;
     assert!(matches!(lost, Err(StoreError::Conflict)), "{lost:?}");
     assert_eq!(store.game(row.id).await.expect("read"), Some(row.clone()));
     assert_eq!(store.moves(row.id).await.expect("moves").len(), 1);
@@ -83,19 +96,43 @@ async fn contract(backend: Backend) {
     // A ply can never be written twice, and the failed write changes nothing.
     let mut twice = row.clone();
     twice.version = 2;
-    assert!(store.update_game(&twice, 1, None, &[move_row(0, "d2d4")]).await.is_err());
-    assert_eq!(store.game(row.id).await.expect("read").map(|g| g.version), Some(1));
+    assert!(
+        store
+            .update_game(&twice, 1, None, &[move_row(0, "d2d4")])
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        store.game(row.id).await.expect("read").map(|g| g.version),
+        Some(1)
+    );
 
     // A take-back removes moves from a ply on.
     row.version = 2;
-    store.update_game(&row, 1, None, &[move_row(1, "e7e5")]).await.expect("second move");
+    store
+        .update_game(&row, 1, None, &[move_row(1, "e7e5")])
+        .await
+        .expect("second move");
     row.version = 3;
-    store.update_game(&row, 2, Some(1), &[]).await.expect("take back");
+    store
+        .update_game(&row, 2, Some(1), &[])
+        .await
+        .expect("take back");
     let moves = store.moves(row.id).await.expect("moves");
-    assert_eq!(moves.iter().map(|m| m.uci.as_str()).collect::<Vec<_>>(), ["e2e4"]);
+    assert_eq!(
+        moves.iter().map(|m| m.uci.as_str()).collect::<Vec<_>>(),
+        ["e2e4"]
+    );
 
     assert_eq!(store.unfinished_games().await.expect("unfinished").len(), 1);
-    assert_eq!(store.games_of_player(black.id, 10).await.expect("mine").len(), 1);
+    assert_eq!(
+        store
+            .games_of_player(black.id, 10)
+            .await
+            .expect("mine")
+            .len(),
+        1
+    );
     assert_eq!(store.live_games(10).await.expect("live").len(), 1);
 
     // An open challenge's seat is claimed exactly once.
@@ -103,10 +140,23 @@ async fn contract(backend: Backend) {
     open.black_id = None;
     open.status = GameStatus::Open;
     store.insert_game(&open).await.expect("insert open");
-    assert!(store.claim_seat(open.id, false, black.id, "{}", 40).await.expect("claim"));
-    assert!(!store.claim_seat(open.id, false, white.id, "{}", 41).await.expect("claim"));
+    assert!(
+        store
+            .claim_seat(open.id, false, black.id, "{}", 40)
+            .await
+            .expect("claim")
+    );
+    assert!(
+        !store
+            .claim_seat(open.id, false, white.id, "{}", 41)
+            .await
+            .expect("claim")
+    );
     let claimed = store.game(open.id).await.expect("read").expect("exists");
-    assert_eq!((claimed.black_id, claimed.status), (Some(black.id), GameStatus::Playing));
+    assert_eq!(
+        (claimed.black_id, claimed.status),
+        (Some(black.id), GameStatus::Playing)
+    );
 
     // A seek is deleted exactly once.
     let seek = SeekRow {
