@@ -13,6 +13,14 @@ cd "$(dirname "$0")"
 
 step() { printf '\n==> web: %s\n' "$*"; }
 
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  step "node and npm (Debian packages)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+
 step "unit tests"
 node --test test/
 
@@ -26,13 +34,8 @@ fi
 step "chromium"
 chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 if [ ! -x "$chromium_path" ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    sudo apt-get update -qq
-    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  fi
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
 if [ -z "${CHESS_SERVER_BIN:-}" ]; then
@@ -42,5 +45,6 @@ fi
 
 step "browser tests"
 rm -rf screenshots
-node --test --test-concurrency=1 e2e/
+# One file at a time (each starts its own server); a hung test fails instead of blocking CI.
+node --test --test-concurrency=1 --test-timeout=180000 e2e/
 step "screenshots are in web/screenshots/"

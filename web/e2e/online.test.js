@@ -4,7 +4,7 @@ import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  TestServer, launchBrowser, onlineGame, clickMove, square, classesOf, waitForStatus,
+  TestServer, launchBrowser, onlineGame, newPlayer, clickMove, square, classesOf, waitForStatus,
   waitForMoves, sanList, screenshot, assertNoPageErrors, moveCount,
 } from "./harness.js";
 
@@ -126,6 +126,38 @@ describe("online games between two browsers", () => {
     assert.equal(await black.locator("#board [data-square]").first().getAttribute("data-square"), "a8");
     assert.equal(await white.locator("#board [data-square]").first().getAttribute("data-square"), "h1");
     await clickMove(black, "e2", "e4", [white]);
+    assertNoPageErrors(white, black);
+  });
+
+  test("a spectator with the shared link sees every move but cannot act", async () => {
+    const { white, black, url } = await onlineGame(browser, server);
+    const watcher = await newPlayer(browser, server);
+    await watcher.goto(url);
+    await waitForStatus(watcher, /White to move/);
+    await clickMove(white, "e2", "e4", [black, watcher]);
+    await clickMove(black, "e7", "e5", [white, watcher]);
+    assert.deepEqual(await sanList(watcher), ["e4", "e5"]);
+    assert.equal(await watcher.locator("#controls button:visible").count(), 0, "no game controls");
+    await square(watcher, "g1").click();
+    assert.ok(!(await classesOf(watcher, "g1")).includes("selected"), "pieces do not respond");
+    assert.ok((await classesOf(watcher, "e5")).includes("last-move"));
+    assertNoPageErrors(white, black, watcher);
+  });
+
+  test("clocks count down between updates, show tenths and low time, and a timeout ends the game", async () => {
+    const { white, black } = await onlineGame(browser, server, { kind: "clock", initial_ms: 15_000, increment_ms: 0 });
+    const whiteClock = black.locator('.player[data-color="white"] .clock');
+    assert.equal(await whiteClock.textContent(), "0:15");
+    await clickMove(white, "e2", "e4", [black]);
+    await clickMove(black, "e7", "e5", [white]); // White's clock starts now
+    await black.waitForFunction(() => {
+      const el = document.querySelector('.player[data-color="white"] .clock');
+      return /^0:0\d\.\d$/.test(el.textContent) && el.classList.contains("low") && el.classList.contains("running");
+    });
+    const blackClock = await black.locator('.player[data-color="black"] .clock').textContent();
+    assert.equal(blackClock, "0:15", "the waiting clock does not move");
+    for (const page of [white, black]) await waitForStatus(page, /^Black wins by time out$/);
+    assert.equal(await whiteClock.textContent(), "0:00.0");
     assertNoPageErrors(white, black);
   });
 
