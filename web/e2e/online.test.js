@@ -22,8 +22,11 @@ describe("online games between two browsers", () => {
 
   test("a fast mate is played to the end and shown plainly", async () => {
     const { white, black } = await onlineGame(browser, server);
+    assert.match(await white.locator("#deadline").textContent(), /^White must make a first move within \d+ s/);
     await clickMove(white, "f2", "f3", [black]);
+    await black.locator("#deadline").filter({ hasText: /^Black must make a first move/ }).waitFor();
     await clickMove(black, "e7", "e5", [white]);
+    await white.locator("#deadline").waitFor({ state: "hidden" });
     await clickMove(white, "g2", "g4", [black]);
     await clickMove(black, "d8", "h4", [white]);
     for (const page of [white, black]) {

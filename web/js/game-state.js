@@ -194,3 +194,15 @@ export function availableControls(game) {
     takeback: player && playing && (oneScreen || vsComputer) && game.moves.length > 0,
   };
 }
+
+/**
+ * The warning shown while the side to move still owes its first move
+ * ("White must make a first move within 12 s, or the game is aborted"),
+ * or null. `serverNow` is the current time on the server's clock.
+ */
+export function firstMoveNotice(game, serverNow) {
+  if (!game || game.status !== "playing" || typeof game.first_move_deadline !== "number") return null;
+  const seconds = Math.max(0, Math.ceil((game.first_move_deadline - serverNow) / 1000));
+  const side = game.turn === "white" ? "White" : "Black";
+  return `${side} must make a first move within ${seconds} s, or the game is aborted.`;
+}

@@ -10,7 +10,7 @@ import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "
 import { ClockView } from "./clock.js";
 import { ReconnectingSocket } from "./socket.js";
 import {
-  applyServerMessage, availableControls, moveRows, positionAt, resultText, seatColors,
+  applyServerMessage, availableControls, firstMoveNotice, moveRows, positionAt, resultText, seatColors,
 } from "./game-state.js";
 
 const PING_EVERY_MS = 3000;
@@ -28,6 +28,7 @@ const view = {
   pendingMove: null, // {uci, ply} sent and not yet seen in the move list
   notice: null,
   joining: false,
+  serverOffsetMs: 0, // server clock minus local clock, from `state` and `pong`
 };
 
 const board = new BoardView($("#board"));
@@ -76,7 +77,9 @@ function render(animate = null) {
   document.body.dataset.turn = g.turn;
   renderPlayers(model.captured);
   renderStatus();
+  renderDeadline();
   renderMoves();
+  document.title = `${g.status === "playing" && mineToMove() && g.seat !== "both" ? "Your move · " : ""}${playerName(g.players?.white, "white")} vs ${playerName(g.players?.black, "black")} · Chess`;
   renderControls();
   renderPromotion();
   $("#notice").hidden = !view.notice;
@@ -139,6 +142,13 @@ function renderStatus() {
       if (pm) el.textContent += ` · premove ${pm.from}–${pm.to} ready (Escape clears it)`;
     }
   }
+}
+
+function renderDeadline() {
+  const el = $("#deadline");
+  const text = firstMoveNotice(view.game, Date.now() + view.serverOffsetMs);
+  el.hidden = !text;
+  if (text && el.textContent !== text) el.textContent = text;
 }
 
 function renderMoves() {
@@ -334,6 +344,11 @@ function flip() {
 
 function onServerMessage(msg) {
   const before = view.game;
+  if (msg.type === "state" && typeof msg.server_time === "number") view.serverOffsetMs = msg.server_time - Date.now();
+  if (msg.type === "pong" && typeof msg.server_time === "number" && typeof msg.t === "number") {
+    // The server read its clock about halfway through the round trip.
+    view.serverOffsetMs = msg.server_time - (msg.t + Date.now()) / 2;
+  }
   const { game, effects } = applyServerMessage(view.game, msg);
   view.game = game;
   if (msg.type === "state") socket.lastVersion = game.version;
@@ -515,6 +530,7 @@ async function main() {
   });
   socket.connect();
   setInterval(() => socket.trySend({ type: "ping", t: Date.now() }), PING_EVERY_MS);
+  setInterval(() => view.game && renderDeadline(), 250);
   // For the end-to-end tests: a way to simulate a dropped network.
   window.__chess = { socket, view };
 }

@@ -148,3 +148,12 @@ test("controls shown follow the game's state and the seat", () => {
   assert.ok(c.rematchWithdraw && !c.rematchAccept);
   assert.deepEqual(seatColors({ seat: "both" }), ["white", "black"]);
 });
+
+test("the first-move deadline is counted in whole seconds on the server's clock", async () => {
+  const { firstMoveNotice } = await import("../js/game-state.js");
+  const game = { status: "playing", turn: "black", first_move_deadline: 100_000 };
+  assert.equal(firstMoveNotice(game, 88_500), "Black must make a first move within 12 s, or the game is aborted.");
+  assert.equal(firstMoveNotice(game, 120_000), "Black must make a first move within 0 s, or the game is aborted.");
+  assert.equal(firstMoveNotice({ ...game, first_move_deadline: null }, 0), null);
+  assert.equal(firstMoveNotice({ ...game, status: "finished" }, 0), null);
+});
