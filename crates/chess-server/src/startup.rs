@@ -11,7 +11,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::Request;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
@@ -119,14 +119,16 @@ impl Application {
         let router = crate::routes::router(state)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(
-                TraceLayer::new_for_http().make_span_with(|request: &Request<_>| {
-                    // The matched route, not the raw URI: ids stay out of span names.
-                    let route = request
-                        .extensions()
-                        .get::<MatchedPath>()
-                        .map_or("static", MatchedPath::as_str);
-                    tracing::info_span!("request", method = %request.method(), route)
-                }),
+                TraceLayer::new_for_http()
+                    .make_span_with(|request: &Request<_>| {
+                        // The matched route, not the raw URI: ids stay out of span names.
+                        let route = request
+                            .extensions()
+                            .get::<MatchedPath>()
+                            .map_or("static", MatchedPath::as_str);
+                        tracing::info_span!("request", method = %request.method(), route)
+                    })
+                    .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
             );
         Ok(Application {
             listener,
@@ -229,7 +231,17 @@ fn load_or_create_secret(data_dir: &Path) -> Result<Secret, StartupError> {
     std::fs::create_dir_all(data_dir).map_err(error)?;
     let bytes: [u8; 32] = rand::random();
     let text: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-    std::fs::write(&path, &text).map_err(error)?;
+    write_private(&path, &text).map_err(error)?;
     text.parse::<Secret>()
         .map_err(|message| error(std::io::Error::other(message)))
+}
+
+/// Writes `text` to a new file only its owner can read.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(text.as_bytes())
 }

@@ -3,6 +3,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::migrate::MigrateDatabase;
 use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
@@ -37,6 +38,10 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             pool: Pool::Sqlite(pool),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
+        // Like the SQLite file, a missing database is created on start.
+        if !sqlx::Postgres::database_exists(database_url).await? {
+            sqlx::Postgres::create_database(database_url).await?;
+        }
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(5))
