@@ -3,7 +3,7 @@
 // `needsPromotion`, `promotionChoices`) decides what a tap means; `BoardInput`
 // turns DOM events into taps and drops and reports intents to its owner.
 
-import { FILES, neighbourSquare, squarePosition, parseUci } from "./board.js";
+import { neighbourSquare, squarePosition } from "./board.js";
 
 export const PROMOTION_ROLES = ["queen", "knight", "rook", "bishop"];
 
@@ -56,7 +56,6 @@ export function toUci(from, to, promotion = null) {
   return `${from}${to}${letter}`;
 }
 
-export { parseUci, FILES };
 
 /** Distance in CSS pixels a pointer must move before a press becomes a drag. */
 const DRAG_THRESHOLD_PX = 4;
