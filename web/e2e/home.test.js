@@ -53,16 +53,19 @@ describe("home page", () => {
   test("a challenge link gives the empty seat to the friend who opens it", async () => {
     const host = await newPlayer(browser, server);
     const friend = await newPlayer(browser, server);
-    await host.locator("#friend-form select[name=color]").selectOption("black");
+    await host.locator("#friend-form select[name=color]").selectOption("white");
     await host.getByRole("button", { name: "Create a challenge link" }).click();
     const link = await host.locator("#challenge-url").inputValue();
     assert.match(link, /\/game\//);
     await host.getByRole("link", { name: "Go to the game" }).click();
     await waitForStatus(host, /Waiting for your friend/);
     await friend.goto(link);
-    await waitForStatus(friend, /Your move \(white\)/);
-    await waitForStatus(host, /White to move/);
-    await clickMove(friend, "d2", "d4", [host]);
+    await waitForStatus(host, /Your move \(white\)/);
+    await waitForStatus(friend, /White to move/);
+    // The friend took Black's seat: Black's side is at the bottom of their board.
+    await friend.waitForFunction(() => document.querySelector("#board [data-square]").dataset.square === "h1");
+    await clickMove(host, "d2", "d4", [friend]);
+    await clickMove(friend, "d7", "d5", [host]);
     assertNoPageErrors(host, friend);
   });
 

@@ -187,7 +187,8 @@ export function availableControls(game) {
     drawAccept: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawDecline: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawWithdraw: player && playing && online && drawBy !== null && mine.includes(drawBy),
-    rematchOffer: player && finished && online && rematchBy === null && !game.rematch_game_id,
+    // On one screen and against the computer a rematch starts at once (colours swapped).
+    rematchOffer: player && finished && !game.rematch_game_id && (online ? rematchBy === null : true),
     rematchAccept: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
     rematchDecline: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
     rematchWithdraw: player && finished && online && rematchBy !== null && mine.includes(rematchBy),

@@ -399,7 +399,11 @@ function onServerMessage(msg) {
   if (msg.type === "state" || msg.type === "event") {
     // A new move makes older notices stale (a dropped premove is reported just after it).
     if (msg.type === "event" && msg.event?.kind === "move") view.notice = null;
-    if (view.orientation === null) view.orientation = game.seat === "black" ? "black" : "white";
+    // The player's own side at the bottom: on the first state, and when the seat
+    // changes (a spectator who just took a challenge's empty seat).
+    if (view.orientation === null || (before && before.seat !== game.seat)) {
+      view.orientation = game.seat === "black" ? "black" : "white";
+    }
     if (view.selected && !(game.dests?.[view.selected] || game.premove_dests?.[view.selected])) view.selected = null;
     if (game.status !== "playing") view.promotion = null;
     maybeJoinChallenge();

@@ -140,6 +140,8 @@ test("controls shown follow the game's state and the seat", () => {
   assert.ok(c.rematchAccept && c.rematchDecline && !c.rematchOffer);
   c = availableControls({ ...game, seat: "none" });
   assert.ok(Object.values(c).every((v) => v === false), "spectators get no controls");
+  c = availableControls({ ...game, mode: "computer", status: "finished", result: { winner: "black", reason: "checkmate" } });
+  assert.ok(c.rematchOffer && !c.rematchAccept, "a rematch against the computer starts at once");
   c = availableControls({ ...game, mode: "local", seat: "both" });
   assert.ok(c.takeback && !c.drawOffer && c.resign);
   c = availableControls({ ...game, moves: [{ uci: "e2e4", san: "e4" }] });
