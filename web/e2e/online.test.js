@@ -94,6 +94,26 @@ describe("online games between two browsers", () => {
     assertNoPageErrors(white, black);
   });
 
+  test("Escape or a click elsewhere clears a prepared premove", async () => {
+    const { white, black } = await onlineGame(browser, server);
+    await clickMove(white, "e2", "e4", [black]);
+    const hasPremove = (sq) => white.evaluate((sq) => document.querySelector(`[data-square="${sq}"]`).classList.contains("premove"), sq);
+    await square(white, "g1").click();
+    await square(white, "f3").click();
+    await white.waitForFunction(() => document.querySelector('[data-square="f3"]').classList.contains("premove"));
+    await white.keyboard.press("Escape");
+    assert.equal(await hasPremove("f3"), false);
+    await square(white, "d1").click();
+    await square(white, "h5").click();
+    await white.waitForFunction(() => document.querySelector('[data-square="h5"]').classList.contains("premove"));
+    await square(white, "a5").click(); // an empty square: clears it
+    assert.equal(await hasPremove("h5"), false);
+    await clickMove(black, "e7", "e5", [white]);
+    await waitForStatus(white, /Your move/);
+    assert.deepEqual(await sanList(white), ["e4", "e5"], "no cleared premove was played");
+    assertNoPageErrors(white, black);
+  });
+
   test("a draw offer accepted ends the game as a draw", async () => {
     const { white, black } = await onlineGame(browser, server);
     await clickMove(white, "e2", "e4", [black]);
