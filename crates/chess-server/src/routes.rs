@@ -453,6 +453,7 @@ async fn game_state(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let live = live_game(&state, &id).await?;
+    live.refresh(state.hub.as_ref()).await;
     let view = live.lock().await.state_for(viewer.map(|v| v.id), now_ms());
     let mut body =
         serde_json::to_value(&view).map_err(|error| ApiError::Internal(Box::new(error)))?;
@@ -467,6 +468,7 @@ async fn game_pgn(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let live = live_game(&state, &id).await?;
+    live.refresh(state.hub.as_ref()).await;
     let text = {
         let entry = live.lock().await;
         crate::pgn::export(&entry)

@@ -181,16 +181,37 @@ impl LiveGame {
                 "the game is waiting for its second player",
             ));
         }
-        let color = entry.acting_color(seat);
-        if let Command::Move { uci, ply } = &command
-            && let Some(ack) = entry.replayed_move(color, uci, *ply)
-        {
-            return Ok(ack);
-        }
-        let mut next = entry.game.clone();
-        let events = run(&mut next, entry.row.mode, color, &command, now)?;
-        self.commit(&mut entry, host, next, events.clone(), now)
-            .await?;
+        // Two attempts: a command refused or lost to a concurrent writer on a
+        // stale cache (another node moved the game on) is tried again once on
+        // the reloaded game.
+        let mut attempt = 0;
+        let (color, events) = loop {
+            attempt += 1;
+            let color = entry.acting_color(seat);
+            if let Command::Move { uci, ply } = &command
+                && let Some(ack) = entry.replayed_move(color, uci, *ply)
+            {
+                return Ok(ack);
+            }
+            let mut next = entry.game.clone();
+            match run(&mut next, entry.row.mode, color, &command, now) {
+                Ok(events) => match self
+                    .commit(&mut entry, host, next, events.clone(), now)
+                    .await
+                {
+                    Ok(()) => break (color, events),
+                    // `commit` reloaded the game already.
+                    Err(refusal) if refusal.code == "conflict" && attempt == 1 => {}
+                    Err(refusal) => return Err(refusal),
+                },
+                Err(refusal) => {
+                    if attempt == 1 && self.reload_if_stale(&mut entry, host).await {
+                        continue;
+                    }
+                    return Err(refusal);
+                }
+            }
+        };
         if let Command::Move { uci, ply } = command {
             let played = events.iter().find_map(|event| match &event.kind {
                 EventKind::Move {
@@ -360,6 +381,30 @@ impl LiveGame {
         }
         self.rearm.notify_one();
         Ok(())
+    }
+
+    /// Brings the cache up to date when another node changed the stored game
+    /// (before a full state is shown).
+    pub async fn refresh(&self, host: &impl Host) {
+        let mut entry = self.lock().await;
+        self.reload_if_stale(&mut entry, host).await;
+    }
+
+    /// Reloads the game if the stored version moved past the cached one;
+    /// whether it did.
+    async fn reload_if_stale(&self, entry: &mut Entry, host: &impl Host) -> bool {
+        let cached = version_i64(entry.game.version());
+        match host.store().game_version(self.id).await {
+            Ok(Some(stored)) if stored != cached => {
+                self.reload(entry, host).await;
+                true
+            }
+            Ok(_) => false,
+            Err(error) => {
+                tracing::error!(%error, "checking a game's stored version failed");
+                false
+            }
+        }
     }
 
     /// Replaces the cached game with the stored one after a lost race.

@@ -286,6 +286,7 @@ impl Connection {
     }
 
     async fn send_state(&mut self) -> bool {
+        self.live.refresh(self.hub.as_ref()).await;
         let state = {
             let entry = self.live.lock().await;
             self.seat = entry.seat_of(self.viewer);

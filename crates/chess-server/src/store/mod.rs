@@ -196,6 +196,20 @@ impl Store {
         row.map(GameRow::from_tuple).transpose()
     }
 
+    /// The stored version of game `id`, to tell whether a cached copy is stale.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn game_version(&self, id: Uuid) -> Result<Option<i64>> {
+        let version: Option<(i64,)> = with_pool!(self, pool => {
+            sqlx::query_as("select version from games where id = $1")
+                .bind(id.to_string())
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(version.map(|(version,)| version))
+    }
+
     /// Every game that is not finished (open challenges and games in play).
     ///
     /// # Errors

@@ -5,6 +5,7 @@ mod helpers;
 
 mod bad_input;
 mod clocks;
+mod computer;
 mod endings;
 mod identity;
 mod lobby;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, clock, correspondence, play_moves};
 use crate::on_both_backends;
@@ -105,5 +105,45 @@ on_both_backends!(
                 .map(Vec::len),
             Some(2)
         );
+    }
+);
+
+on_both_backends!(
+    a_node_that_loses_the_race_reloads,
+    |app: TestApp| async move {
+        // A second node on the same database: the row is the truth, each node's
+        // game a cache; the stale node's write fails its compare-and-set.
+        let other = crate::helpers::start(app.settings.clone(), app.backend).await;
+        let (alice, bob) = (app.guest().await, app.guest().await);
+        let game_id = app.online_game(&alice, &bob, correspondence()).await;
+        // Both nodes cache the game.
+        app.state(&game_id, None).await;
+        other.state(&game_id, None).await;
+
+        let mut white_here = app.socket(&game_id, Some(&alice)).await;
+        white_here.hello().await;
+        white_here.play("e2e4", 0).await;
+
+        // White, on the stale node, tries another first move: the stale game
+        // accepts it, the compare-and-set refuses it, the node reloads and the
+        // retry on the fresh game says why (it is Black's turn there).
+        let mut white_there = other.socket(&game_id, Some(&alice)).await;
+        // No `hello` (it would refresh the cache first): straight to the move.
+        let error = white_there
+            .expect_error(json!({ "type": "move", "uci": "d2d4", "ply": 0 }))
+            .await;
+        assert_eq!(error["code"], "not_your_turn", "{error}");
+
+        // Black's move on the other node is played on the reloaded game.
+        let mut black_there = other.socket(&game_id, Some(&bob)).await;
+        black_there.hello().await;
+        black_there.play("e7e5", 1).await;
+        let ucis: Vec<Value> = app.state(&game_id, None).await["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m["uci"].clone())
+            .collect();
+        assert_eq!(ucis, [json!("e2e4"), json!("e7e5")]);
     }
 );
