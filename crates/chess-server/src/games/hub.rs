@@ -337,6 +337,16 @@ impl Hub {
         );
     }
 
+    /// Drops `live` from the cache if it is over and unwatched (it is loaded
+    /// again from the store when asked for).
+    pub async fn evict_if_idle(&self, live: &LiveGame) {
+        if live.is_idle().await
+            && let Ok(mut games) = self.games.lock()
+        {
+            games.remove(&live.id);
+        }
+    }
+
     /// Called after a person's command: lets the computer answer.
     pub async fn after_command(self: &Arc<Self>, live: &Arc<LiveGame>) {
         self.maybe_computer_move(live).await;
@@ -402,6 +412,8 @@ async fn run_timer(hub: Arc<Hub>, live: Arc<LiveGame>) {
         let deadline = {
             let entry = live.lock().await;
             if entry.row.status == GameStatus::Finished || entry.game.is_over() {
+                drop(entry);
+                hub.evict_if_idle(&live).await;
                 return;
             }
             if entry.row.status == GameStatus::Open {

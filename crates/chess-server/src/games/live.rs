@@ -247,6 +247,16 @@ impl LiveGame {
         self.commit(&mut entry, host, next, events, now).await
     }
 
+    /// Whether the game is over and nobody watches it: it need not stay cached.
+    pub async fn is_idle(&self) -> bool {
+        let entry = self.lock().await;
+        let finished = entry.row.status == GameStatus::Finished || entry.game.is_over();
+        finished
+            && entry.connections.white == 0
+            && entry.connections.black == 0
+            && self.outbox.receiver_count() == 0
+    }
+
     /// A socket of `seat` opened.
     pub async fn connected(&self, seat: Seat) {
         let mut entry = self.lock().await;

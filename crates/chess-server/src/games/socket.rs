@@ -104,6 +104,7 @@ pub async fn serve(
         hub, live, seat, ..
     } = connection;
     live.disconnected(hub.as_ref(), seat, now_ms()).await;
+    hub.evict_if_idle(&live).await;
     tracing::info!(?seat, "socket closed");
 }
 
