@@ -55,6 +55,7 @@ describe("home page", () => {
     const friend = await newPlayer(browser, server);
     await host.locator("#friend-form select[name=color]").selectOption("white");
     await host.getByRole("button", { name: "Create a challenge link" }).click();
+    await host.locator("#challenge").waitFor();
     const link = await host.locator("#challenge-url").inputValue();
     assert.match(link, /\/game\//);
     await host.getByRole("link", { name: "Go to the game" }).click();

@@ -250,10 +250,22 @@ function intend(kind, from, to) {
     sendMove(from, to);
     render({ from, to });
   } else {
-    socket.send({ type: "premove", uci: toUci(from, to) });
-    view.game = { ...view.game, premove: { uci: toUci(from, to) } };
-    render();
+    setPremove(toUci(from, to));
   }
+}
+
+/**
+ * Prepares a premove. Never queued while the connection is down: the server
+ * clears premoves when a connection drops (seed 001), so one sent later
+ * would surprise the player.
+ */
+function setPremove(uci) {
+  if (socket.trySend({ type: "premove", uci })) {
+    view.game = { ...view.game, premove: { uci } };
+  } else {
+    view.notice = "Not connected: the premove was not set.";
+  }
+  render();
 }
 
 function choosePromotion(role) {
@@ -263,10 +275,7 @@ function choosePromotion(role) {
     sendMove(p.from, p.to, role);
     render();
   } else {
-    const uci = toUci(p.from, p.to, role);
-    socket.send({ type: "premove", uci });
-    view.game = { ...view.game, premove: { uci } };
-    render();
+    setPremove(toUci(p.from, p.to, role));
   }
 }
 
@@ -287,7 +296,7 @@ function handleTap(square) {
 
 function cancelPremove() {
   if (!view.game?.premove) return;
-  socket.send({ type: "cancel_premove" });
+  socket.trySend({ type: "cancel_premove" }); // when down, the server has cleared it already
   view.game = { ...view.game, premove: null };
 }
 
