@@ -2,7 +2,7 @@
 //! all unfinished ones on start), creates new ones, runs one timer per game
 //! and plays the computer's moves.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -45,6 +45,8 @@ pub struct Hub {
     loading: tokio::sync::Mutex<()>,
     first_move_deadline_ms: u64,
     shutdown: watch::Receiver<bool>,
+    /// Games whose computer move is being searched (one search at a time).
+    thinking: Mutex<HashSet<Uuid>>,
     /// The hub itself, so a rematch created inside a command can be installed.
     me: Weak<Hub>,
 }
@@ -62,6 +64,7 @@ impl Hub {
             loading: tokio::sync::Mutex::new(()),
             first_move_deadline_ms,
             shutdown,
+            thinking: Mutex::new(HashSet::new()),
             me: me.clone(),
         })
     }
@@ -266,75 +269,70 @@ impl Hub {
         live
     }
 
-    /// Starts the engine's search if the computer is to move in `live`.
+    /// Starts the engine if the computer is to move in `live` and no search
+    /// runs for it yet. One task per game searches and plays until it is a
+    /// person's turn (a search made stale by a take-back is refused and the
+    /// next position searched).
     async fn maybe_computer_move(self: &Arc<Self>, live: &Arc<LiveGame>) {
-        let entry = live.lock().await;
-        if entry.row.mode != GameMode::Computer || !entry.is_playing() {
+        if search_input(&*live.lock().await).is_none() || !self.claim_engine(live.id) {
             return;
         }
-        let turn = entry.game.turn();
-        let computer_moves = entry
-            .players
-            .get(turn)
-            .as_ref()
-            .is_some_and(|player| player.kind == PlayerKind::Computer);
-        let level = entry
-            .row
-            .computer_level
-            .and_then(|level| u8::try_from(level).ok())
-            .and_then(Level::from_number);
-        let (true, Some(level)) = (computer_moves, level) else {
-            return;
-        };
-        let position = entry.game.position().clone();
-        let ply = entry.game.ply();
-        let history: Vec<u64> = (0..ply)
-            .filter_map(|i| entry.game.position_at(i).map(|p| p.zobrist_key()))
-            .collect();
-        let remaining = entry
-            .game
-            .remaining_ms(now_ms())
-            .map(|clocks| Duration::from_millis(*clocks.get(turn)));
-        let increment =
-            Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0));
-        let seed =
-            u64::from(ply) ^ u64::try_from(live.id.as_u128() & u128::from(u64::MAX)).unwrap_or(0);
-        drop(entry);
-
         let hub = Arc::clone(self);
         let live = Arc::clone(live);
-        let span = tracing::info_span!("engine", game_id = %live.id, ply);
+        let span = tracing::info_span!("engine", game_id = %live.id);
         tokio::spawn(
             async move {
-                let search = tokio::task::spawn_blocking(move || {
-                    let mut engine = Engine::new(level, seed);
-                    let stop = AtomicBool::new(false);
-                    engine
-                        .search(
-                            &position,
-                            &history,
-                            level.limits(remaining, increment),
-                            &stop,
-                        )
-                        .best_move
-                        .map(|mv| mv.to_uci().to_string())
-                })
-                .await;
-                let Ok(Some(uci)) = search else {
-                    tracing::warn!("the engine found no move");
-                    return;
-                };
-                let command = Command::Move { uci, ply };
-                // A take-back meanwhile makes the ply stale: the move is refused and dropped.
-                if let Err(refusal) = live
-                    .apply(hub.as_ref(), Seat::of(turn), command, now_ms())
-                    .await
-                {
-                    tracing::info!(code = refusal.code, "the engine's move was not played");
+                loop {
+                    let input = search_input(&*live.lock().await);
+                    let Some(input) = input else {
+                        hub.release_engine(live.id);
+                        // A person's move may have arrived between the check
+                        // and the release: look once more.
+                        if search_input(&*live.lock().await).is_some() && hub.claim_engine(live.id)
+                        {
+                            continue;
+                        }
+                        return;
+                    };
+                    let (turn, ply) = (input.turn, input.ply);
+                    let search = tokio::task::spawn_blocking(move || input.search()).await;
+                    let Ok(Some(uci)) = search else {
+                        tracing::warn!(ply, "the engine found no move");
+                        hub.release_engine(live.id);
+                        return;
+                    };
+                    let command = Command::Move { uci, ply };
+                    if let Err(refusal) = live
+                        .apply(hub.as_ref(), Seat::of(turn), command, now_ms())
+                        .await
+                    {
+                        tracing::info!(
+                            ply,
+                            code = refusal.code,
+                            "the engine's move was not played"
+                        );
+                        if refusal.code == "internal" {
+                            // The store fails: stop rather than search in a loop.
+                            hub.release_engine(live.id);
+                            return;
+                        }
+                    }
                 }
             }
             .instrument(span),
         );
+    }
+
+    fn claim_engine(&self, id: Uuid) -> bool {
+        self.thinking
+            .lock()
+            .is_ok_and(|mut thinking| thinking.insert(id))
+    }
+
+    fn release_engine(&self, id: Uuid) {
+        if let Ok(mut thinking) = self.thinking.lock() {
+            thinking.remove(&id);
+        }
     }
 
     /// Drops `live` from the cache if it is over and unwatched (it is loaded
@@ -388,6 +386,70 @@ impl Host for Hub {
         // The computer may play White in the rematch.
         tokio::spawn(async move { hub.maybe_computer_move(&live).await });
     }
+}
+
+/// What the engine needs to choose a move, taken under the game's lock.
+struct SearchInput {
+    level: Level,
+    position: chess_rules::Position,
+    history: Vec<u64>,
+    remaining: Option<Duration>,
+    increment: Duration,
+    seed: u64,
+    turn: Color,
+    ply: u32,
+}
+
+impl SearchInput {
+    /// The engine's move in UCI (blocking: run it off the async workers).
+    fn search(self) -> Option<String> {
+        let mut engine = Engine::new(self.level, self.seed);
+        let stop = AtomicBool::new(false);
+        let limits = self.level.limits(self.remaining, self.increment);
+        engine
+            .search(&self.position, &self.history, limits, &stop)
+            .best_move
+            .map(|mv| mv.to_uci().to_string())
+    }
+}
+
+/// The search to run if the computer is to move in `entry`'s game.
+fn search_input(entry: &Entry) -> Option<SearchInput> {
+    if entry.row.mode != GameMode::Computer || !entry.is_playing() {
+        return None;
+    }
+    let turn = entry.game.turn();
+    let computer_moves = entry
+        .players
+        .get(turn)
+        .as_ref()
+        .is_some_and(|player| player.kind == PlayerKind::Computer);
+    if !computer_moves {
+        return None;
+    }
+    let level = entry
+        .row
+        .computer_level
+        .and_then(|level| u8::try_from(level).ok())
+        .and_then(Level::from_number)?;
+    let ply = entry.game.ply();
+    Some(SearchInput {
+        level,
+        position: entry.game.position().clone(),
+        history: (0..ply)
+            .filter_map(|i| entry.game.position_at(i).map(|p| p.zobrist_key()))
+            .collect(),
+        remaining: entry
+            .game
+            .remaining_ms(now_ms())
+            .map(|clocks| Duration::from_millis(*clocks.get(turn))),
+        increment: Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0)),
+        // Different games and moves play differently; the game id keeps it reproducible.
+        seed: u64::from(ply)
+            ^ u64::try_from(entry.row.id.as_u128() & u128::from(u64::MAX)).unwrap_or(0),
+        turn,
+        ply,
+    })
 }
 
 /// The computer's player row at `level`.
