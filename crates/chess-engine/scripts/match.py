@@ -130,6 +130,7 @@ def main():
     parser.add_argument("--engine", default=default_engine_path())
     parser.add_argument("--stockfish", default="/usr/games/stockfish")
     parser.add_argument("--sf-skill", type=int, default=None, help="Stockfish 'Skill Level' 0-20")
+    parser.add_argument("--sf-overhead", type=int, default=300, help="Stockfish 'Move Overhead' in ms")
     parser.add_argument("--sf-elo", type=int, default=None, help="Stockfish UCI_Elo (1320 or more)")
     args = parser.parse_args()
 
@@ -140,7 +141,10 @@ def main():
     elif args.opponent == "other":
         opponent = Player(f"{args.other} level 2", [args.other], {"Level": 2})
     else:
-        options = {"Threads": 1, "Hash": 16}
+        # Stockfish plans its time to the millisecond; the pipe and a busy
+        # machine cost more than its default 10 ms overhead, and without a
+        # margin it loses games on time that it would not lose at a board.
+        options = {"Threads": 1, "Hash": 16, "Move Overhead": args.sf_overhead}
         label = "Stockfish"
         if args.sf_elo is not None:
             options.update({"UCI_LimitStrength": True, "UCI_Elo": args.sf_elo})
@@ -153,6 +157,7 @@ def main():
     print(f"# {hero.name} vs {opponent.name}, {args.games} games, "
           f"{args.base:g}+{args.inc:g} s", flush=True)
     wins = draws = losses = 0
+    hero_flagged = opponent_flagged = 0
     scores = []
     for game in range(args.games):
         opening = OPENINGS[(game // 2) % len(OPENINGS)]
@@ -178,6 +183,11 @@ def main():
             score = 0.0
             losses += 1
         scores.append(score)
+        if reason == "time":
+            if score == 1.0:
+                opponent_flagged += 1
+            else:
+                hero_flagged += 1
         colour = "white" if hero_white else "black"
         print(f"game {game + 1:3}: level 2 {colour:5} {result:7} {plies:3} plies "
               f"({reason})  running +{wins} ={draws} -{losses}", flush=True)
@@ -187,6 +197,7 @@ def main():
     low, high = wilson_interval(mean, n)
     print(f"# result: +{wins} ={draws} -{losses} of {n}: level 2 scores "
           f"{100 * mean:.1f}% (95% interval {100 * low:.1f}% to {100 * high:.1f}%)")
+    print(f"# lost on time: level 2 {hero_flagged}, opponent {opponent_flagged}")
     print(f"# Elo difference: {format_elo(mean)} "
           f"(95% interval {format_elo(low)} to {format_elo(high)})")
 
