@@ -83,6 +83,11 @@ describe("home page", () => {
     await waitForMoves(page, 4);
     assert.equal((await sanList(page)).length, 4);
     assert.match(await page.locator('.player[data-color="black"] .name').textContent(), /Computer/);
+    // Take back goes to your last turn: your move and the computer's answer are undone.
+    await page.getByRole("button", { name: "Take back" }).click();
+    await waitForMoves(page, 2);
+    await waitForStatus(page, /Your move/);
+    assert.equal(await page.locator('[data-square="d2"]').getAttribute("aria-label"), "d2, white pawn");
     assertNoPageErrors(page);
   });
 });
