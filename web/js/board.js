@@ -245,8 +245,9 @@ export class BoardView {
     if (!piece || !this.cells.get(from)) return;
     const a = squarePosition(from, this.orientation);
     const b = squarePosition(to, this.orientation);
+    const size = this.cells.get(to).offsetWidth; // one square, in CSS pixels
     piece.style.transition = "none";
-    piece.style.transform = `translate(${(a.col - b.col) * 100}%, ${(a.row - b.row) * 100}%)`;
+    piece.style.transform = `translate(${(a.col - b.col) * size}px, ${(a.row - b.row) * size}px)`;
     piece.getBoundingClientRect(); // commit the start position before transitioning
     piece.style.transition = "";
     piece.style.transform = "";
