@@ -1,6 +1,7 @@
 //! The lobby: open seeks, pairing, and the lobby socket that keeps every
 //! watcher's list live.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
@@ -97,6 +98,9 @@ pub struct Lobby {
     /// Pairing reads then writes: one at a time on this node (the database's
     /// delete-once still decides between nodes).
     pairing: Mutex<()>,
+    /// Open lobby sockets per player: when a player's last one closes, their
+    /// real-time seeks go (nobody is there to play them).
+    watchers: std::sync::Mutex<HashMap<Uuid, usize>>,
 }
 
 impl Lobby {
@@ -106,6 +110,7 @@ impl Lobby {
             hub,
             events,
             pairing: Mutex::new(()),
+            watchers: std::sync::Mutex::new(HashMap::new()),
         }
     }
 
@@ -269,8 +274,48 @@ impl Lobby {
         Ok(())
     }
 
-    /// Serves one lobby socket: the open seeks, then every change.
-    pub async fn serve(self: Arc<Self>, mut socket: WebSocket, viewer: Option<Uuid>) {
+    /// Serves one lobby socket: the open seeks, then every change. When it
+    /// was the viewer's last lobby socket, their real-time seeks are cancelled.
+    pub async fn serve(self: Arc<Self>, socket: WebSocket, viewer: Option<Uuid>) {
+        if let Some(player) = viewer
+            && let Ok(mut watchers) = self.watchers.lock()
+        {
+            *watchers.entry(player).or_default() += 1;
+        }
+        Arc::clone(&self).stream(socket, viewer).await;
+        let Some(player) = viewer else {
+            return;
+        };
+        let last = self.watchers.lock().is_ok_and(|mut watchers| {
+            let count = watchers.entry(player).or_default();
+            *count = count.saturating_sub(1);
+            let last = *count == 0;
+            if last {
+                watchers.remove(&player);
+            }
+            last
+        });
+        if last && let Err(error) = self.cancel_real_time_seeks(player).await {
+            tracing::error!(%error, "cancelling a departed player's seeks failed");
+        }
+    }
+
+    /// Cancels `player`'s seeks that have a clock (correspondence seeks stay).
+    async fn cancel_real_time_seeks(&self, player: Uuid) -> Result<(), StoreError> {
+        let _pairing = self.pairing.lock().await;
+        for seek in self.hub.store().seeks().await? {
+            let correspondence = seek.time_control_key == TimeControl::Correspondence.to_string();
+            if seek.player_id == player
+                && !correspondence
+                && self.hub.store().delete_seek(seek.id).await?
+            {
+                let _ = self.events.send(LobbyEvent::Removed(seek.id));
+            }
+        }
+        Ok(())
+    }
+
+    async fn stream(self: Arc<Self>, mut socket: WebSocket, viewer: Option<Uuid>) {
         let mut events = self.events.subscribe();
         let mut shutdown = self.hub.shutdown_signal();
         let snapshot = match self.seeks(viewer).await {

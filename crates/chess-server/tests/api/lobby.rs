@@ -190,3 +190,46 @@ on_both_backends!(computer_answers_a_move, |app: TestApp| async move {
         "back to my turn before my first move"
     );
 });
+
+on_both_backends!(
+    real_time_seeks_leave_with_their_player,
+    |app: TestApp| async move {
+        let (alice, carol) = (app.guest().await, app.guest().await);
+        let mut watcher = app
+            .try_socket("/api/lobby/socket", Some(&carol), None)
+            .await
+            .expect("lobby socket");
+        watcher.recv_type("seeks").await;
+        let alice_lobby = app
+            .try_socket("/api/lobby/socket", Some(&alice), None)
+            .await
+            .expect("lobby socket");
+        let (_, timed) = app
+            .post(
+                "/api/lobby/seeks",
+                &alice,
+                json!({ "time_control": clock(300_000, 0), "color": "random" }),
+            )
+            .await;
+        let (_, slow) = app
+            .post(
+                "/api/lobby/seeks",
+                &alice,
+                json!({ "time_control": correspondence(), "color": "random" }),
+            )
+            .await;
+        watcher.recv_type("seek_added").await;
+        watcher.recv_type("seek_added").await;
+        alice_lobby.close().await;
+        let removed = watcher.recv_type("seek_removed").await;
+        assert_eq!(removed["seek_id"], timed["seek"]["id"]);
+        let (_, seeks) = app.get("/api/lobby/seeks", None).await;
+        let ids: Vec<&serde_json::Value> = seeks["seeks"]
+            .as_array()
+            .expect("seeks")
+            .iter()
+            .map(|s| &s["id"])
+            .collect();
+        assert_eq!(ids, [&slow["seek"]["id"]], "the correspondence seek stays");
+    }
+);
