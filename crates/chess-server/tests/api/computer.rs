@@ -87,3 +87,49 @@ on_both_backends!(
         assert!(finished["result"]["reason"].is_string(), "{finished}");
     }
 );
+
+on_both_backends!(
+    rematch_against_the_computer_swaps_colours_and_it_opens,
+    |app: TestApp| async move {
+        let guest = app.guest().await;
+        let (_, body) = app
+            .post(
+                "/api/games/computer",
+                &guest,
+                json!({ "level": 2, "color": "white", "time_control": crate::helpers::clock(60_000, 0) }),
+            )
+            .await;
+        let game_id = body["game_id"].as_str().expect("game id").to_owned();
+        let mut socket = app.socket(&game_id, Some(&guest)).await;
+        socket.hello().await;
+        socket.play("e2e4", 0).await;
+        loop {
+            if socket.recv_event("move").await["event"]["color"] == "black" {
+                break;
+            }
+        }
+        socket.send(json!({ "type": "resign" })).await;
+        let ended = socket.recv_event("ended").await;
+        assert_eq!(
+            ended["event"]["result"],
+            json!({ "winner": "black", "reason": "resignation" })
+        );
+        socket.send(json!({ "type": "rematch_offer" })).await;
+        let redirect = socket.recv_type("redirect").await;
+        let new_id = redirect["game_id"].as_str().expect("new game").to_owned();
+        let mut next = app.socket(&new_id, Some(&guest)).await;
+        let state = next.hello().await;
+        assert_eq!(state["seat"], "black");
+        assert_eq!(state["players"]["white"]["kind"], "computer");
+        assert_eq!(state["time_control"], crate::helpers::clock(60_000, 0));
+        let opening = if state["moves"].as_array().is_some_and(Vec::is_empty) {
+            next.recv_event("move").await["event"].clone()
+        } else {
+            json!({ "color": "white", "ply": 0 })
+        };
+        assert_eq!(
+            (opening["color"].as_str(), opening["ply"].as_u64()),
+            (Some("white"), Some(0))
+        );
+    }
+);

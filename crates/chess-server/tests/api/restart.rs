@@ -147,3 +147,40 @@ on_both_backends!(
         assert_eq!(ucis, [json!("e2e4"), json!("e7e5")]);
     }
 );
+
+on_both_backends!(
+    shutdown_never_loses_an_acknowledged_move,
+    |app: TestApp| async move {
+        let guest = app.guest().await;
+        let game_id = app.create_local(&guest, correspondence()).await;
+        let mut socket = app.socket(&game_id, Some(&guest)).await;
+        socket.hello().await;
+        socket.play("e2e4", 0).await;
+        // A move in flight while the server is told to stop.
+        socket
+            .send(json!({ "type": "move", "uci": "e7e5", "ply": 1 }))
+            .await;
+        let mut app = app;
+        app.stop().await;
+        let mut acknowledged = false;
+        while let Some(message) = socket.try_recv(std::time::Duration::from_secs(2)).await {
+            acknowledged |= message["type"] == "ack" && message["uci"] == "e7e5";
+        }
+        let app = app.restart().await;
+        let moves = app.state(&game_id, None).await["moves"].clone();
+        let stored: Vec<&str> = moves
+            .as_array()
+            .expect("moves")
+            .iter()
+            .filter_map(|m| m["uci"].as_str())
+            .collect();
+        if acknowledged {
+            assert_eq!(stored, ["e2e4", "e7e5"], "an acknowledged move was lost");
+        } else {
+            assert!(
+                stored == ["e2e4"] || stored == ["e2e4", "e7e5"],
+                "{stored:?}"
+            );
+        }
+    }
+);
