@@ -104,6 +104,7 @@ pub struct Lobby {
 }
 
 impl Lobby {
+    /// An empty lobby over the hub's store (open seeks live in the database).
     pub fn new(hub: Arc<Hub>) -> Lobby {
         let (events, _) = broadcast::channel(256);
         Lobby {

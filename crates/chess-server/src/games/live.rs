@@ -44,6 +44,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// A refusal with a stable `code` and a readable `message`.
     pub fn new(code: &'static str, message: impl Into<String>) -> Refusal {
         Refusal {
             code,
