@@ -70,6 +70,17 @@ describe("home page", () => {
     assertNoPageErrors(host, friend);
   });
 
+  test("the how-to-play page explains the rules, with the board's pieces", async () => {
+    const page = await newPlayer(browser, server);
+    await page.getByRole("link", { name: "How to play" }).click();
+    await page.getByRole("heading", { name: "How to play chess" }).waitFor();
+    for (const topic of ["Castling", "En passant", "Promotion", "Reading the move list"]) {
+      await page.getByRole("heading", { name: topic }).waitFor();
+    }
+    assert.equal(await page.locator(".piece-row svg").count(), 6);
+    assertNoPageErrors(page);
+  });
+
   test("a game against the computer: it answers moves", async () => {
     const page = await newPlayer(browser, server);
     await page.locator("#computer-form select[name=color]").selectOption("white");
