@@ -50,6 +50,19 @@ describe("home page", () => {
     assertNoPageErrors(alice, bob);
   });
 
+  test("quick pairing: choosing the preset of an open seek joins it", async () => {
+    const alice = await newPlayer(browser, server);
+    const bob = await newPlayer(browser, server);
+    await alice.locator("#lobby-state").filter({ hasText: "live" }).waitFor();
+    await alice.locator("#presets").getByRole("button", { name: "10+5" }).click();
+    await bob.locator("#seeks").getByText("10+5").waitFor();
+    await bob.locator("#presets").getByRole("button", { name: "10+5" }).click();
+    await bob.waitForURL(/\/game\//);
+    await alice.waitForURL(/\/game\//);
+    assert.equal(new URL(alice.url()).pathname, new URL(bob.url()).pathname);
+    assertNoPageErrors(alice, bob);
+  });
+
   test("a challenge link gives the empty seat to the friend who opens it", async () => {
     const host = await newPlayer(browser, server);
     const friend = await newPlayer(browser, server);
