@@ -229,14 +229,23 @@ export class BoardView {
     this.cells.clear();
     this.pieceAt.clear();
     this.orientation = model.orientation;
-    for (const sq of model.squares) {
-      const el = this.root.ownerDocument.createElement("div");
+    const doc = this.root.ownerDocument;
+    let row = null;
+    model.squares.forEach((sq, i) => {
+      if (i % 8 === 0) {
+        // Rows exist for assistive technology only (`display: contents`).
+        row = doc.createElement("div");
+        row.className = "board-row";
+        row.setAttribute("role", "row");
+        this.root.appendChild(row);
+      }
+      const el = doc.createElement("div");
       el.dataset.square = sq.square;
       el.setAttribute("role", "gridcell");
       el.tabIndex = -1;
       this.cells.set(sq.square, el);
-      this.root.appendChild(el);
-    }
+      row.appendChild(el);
+    });
   }
 
   // Moves the piece on `to` visually from `from` and lets CSS transition it home.
