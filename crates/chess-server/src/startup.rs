@@ -11,6 +11,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::Request;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::games::{Hub, SocketLimits};
@@ -21,6 +22,9 @@ use crate::store::{self, Store, StoreError};
 
 /// Largest JSON body the API accepts.
 const MAX_BODY_BYTES: usize = 16 * 1024;
+/// Longest an HTTP request may take (a WebSocket's life is not a request:
+/// the upgrade answers at once).
+const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// What every handler can reach.
 #[derive(Clone, Debug)]
@@ -118,6 +122,10 @@ impl Application {
         };
         let router = crate::routes::router(state)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+            .layer(TimeoutLayer::with_status_code(
+                axum::http::StatusCode::REQUEST_TIMEOUT,
+                REQUEST_TIMEOUT,
+            ))
             .layer(
                 TraceLayer::new_for_http()
                     .make_span_with(|request: &Request<_>| {
