@@ -238,7 +238,7 @@ impl<'a> Searcher<'a> {
             && beta.abs() < MATE_BOUND
             && !self.null_before[ply]
             && has_pieces(position)
-            && let Some(passed) = null_move(position)
+            && let Some(passed) = position.null_move()
         {
             let reduction = 2 + depth / 4;
             self.keys.push(passed.zobrist_key());
@@ -487,21 +487,6 @@ fn has_pieces(position: &Position) -> bool {
     let ours = board.by_color(position.turn());
     let pawns_and_king = board.by_role(Role::Pawn) | board.by_role(Role::King);
     (ours & !pawns_and_king).any()
-}
-
-/// The position with the side to move passing. `chess-rules` has no null
-/// move, so this goes through FEN: slow, but only tried at interior nodes.
-fn null_move(position: &Position) -> Option<Position> {
-    let fen = position.fen();
-    let mut fields: Vec<&str> = fen.split(' ').collect();
-    if fields.len() != 6 {
-        return None;
-    }
-    fields[1] = if fields[1] == "w" { "b" } else { "w" };
-    fields[3] = "-";
-    // Repetitions across a null move are not real: start counting afresh.
-    fields[4] = "0";
-    Position::from_fen(&fields.join(" ")).ok()
 }
 
 /// Selection sort step: moves the best-scored remaining move to `index` and

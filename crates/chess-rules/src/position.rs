@@ -291,6 +291,38 @@ impl Position {
         self.key ^= zobrist::black_to_move_key();
     }
 
+    /// The position after the side to move passes its turn: the "null move"
+    /// of search algorithms, not a move of chess. `None` when the side to
+    /// move is in check, since passing would leave its king attacked.
+    ///
+    /// The en passant square is cleared and the half-move clock restarts, so
+    /// nothing before the pass counts towards repetition or the fifty-move
+    /// rule of what follows.
+    ///
+    /// ```
+    /// use chess_rules::{Color, Position};
+    ///
+    /// let start = Position::startpos();
+    /// let passed = start.null_move().expect("not in check");
+    /// assert_eq!(passed.turn(), Color::Black);
+    /// assert_eq!(passed.board(), start.board());
+    /// ```
+    #[must_use]
+    pub fn null_move(&self) -> Option<Position> {
+        if self.is_check() {
+            return None;
+        }
+        let mut passed = self.clone();
+        passed.ep_square = None;
+        passed.halfmove_clock = 0;
+        if passed.turn == Color::Black {
+            passed.fullmove_number = passed.fullmove_number.saturating_add(1);
+        }
+        passed.turn = passed.turn.other();
+        passed.key ^= zobrist::black_to_move_key();
+        Some(passed)
+    }
+
     /// Adds or removes a piece, keeping the Zobrist key in step.
     #[inline]
     fn toggle(&mut self, sq: Square, piece: Piece) {
@@ -667,5 +699,23 @@ mod tests {
             pos(&format!("{base} 100 80")).ending(),
             Some(Ending::FiftyMoves)
         );
+    }
+
+    #[test]
+    fn null_move_passes_the_turn_and_keeps_the_key_in_step() {
+        // After 1. e4 the en passant square is set (not capturable); passing
+        // clears it and hands the move back to White.
+        let after_e4 = play_uci(Position::startpos(), &["e2e4"]);
+        let passed = after_e4.null_move().expect("black is not in check");
+        let expected = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+        assert_eq!(passed, expected);
+        assert_eq!(passed.zobrist_key(), expected.zobrist_key());
+        assert_eq!(passed.legal_moves().len(), expected.legal_moves().len());
+    }
+
+    #[test]
+    fn null_move_is_refused_in_check() {
+        let checked = pos("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1");
+        assert_eq!(checked.null_move(), None);
     }
 }
