@@ -1,0 +1,50 @@
+//! The load tool for the move path: concurrent games of random moves over the
+//! game socket, timing every move from `move` to its `ack` (socket in,
+//! validate, persist, reply) and to the opponent's `event` (broadcast).
+//!
+//! ```sh
+//! cargo run --release -p chess-server --example load -- --spawn sqlite --games 20 --duration-s 60
+//! cargo run --release -p chess-server --example load -- --url http://127.0.0.1:8080 --games 50
+//! ```
+//!
+//! The logic lives in `examples/load/`, which `tests/load_smoke.rs` includes
+//! too (with `#[path]`: the crate root of an example resolves modules next
+//! to itself, not in `load/`).
+
+#[path = "load/config.rs"]
+mod config;
+#[path = "load/game.rs"]
+mod game;
+#[path = "load/report.rs"]
+mod report;
+#[path = "load/run.rs"]
+mod run;
+#[path = "load/server.rs"]
+mod server;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::config::{Args, Config};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let config = match Config::from_args(Args::parse()) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("load: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run::run(&config).await {
+        Ok(report) => {
+            println!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("load: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,481 @@
+//! One game between two guests: created as a challenge and joined, then played
+//! with random moves from the `dests` the server sends, each side on its own
+//! socket, measuring every move on the way.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use rand::seq::IndexedRandom;
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::report::{Ending, Recorder};
+
+/// Longest wait for any server message before the game counts as failed.
+const MESSAGE_TIMEOUT: Duration = Duration::from_secs(15);
+/// Pause before resending a move the server refused with `rate_limited`.
+const RATE_LIMIT_BACKOFF: Duration = Duration::from_millis(250);
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Why a game stopped early: an error code, counted in the report.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl Failure {
+    fn new(code: impl Into<String>) -> Failure {
+        Failure(code.into())
+    }
+}
+
+/// A person: their identity cookie (`chess_guest=...`).
+#[derive(Clone, Debug)]
+pub struct Guest {
+    cookie: String,
+}
+
+/// The HTTP side of the server under load.
+#[derive(Clone, Debug)]
+pub struct Api {
+    http: reqwest::Client,
+    base_url: String,
+}
+
+/// How each game is played.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules {
+    /// The side to move resigns once this many plies are on the board.
+    pub max_plies: usize,
+    pub think: Duration,
+}
+
+impl Api {
+    pub fn new(http: reqwest::Client, base_url: String) -> Api {
+        Api { http, base_url }
+    }
+
+    /// `GET /api/me` without a cookie: a new guest.
+    ///
+    /// # Errors
+    /// A [`Failure`] when the request fails or sets no cookie.
+    pub async fn new_guest(&self) -> Result<Guest, Failure> {
+        let response = self
+            .http
+            .get(format!("{}/api/me", self.base_url))
+            .send()
+            .await
+            .map_err(|_| Failure::new("http_unreachable"))?;
+        if !response.status().is_success() {
+            return Err(Failure(http_code(response).await));
+        }
+        let cookie = response
+            .headers()
+            .get("set-cookie")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(';').next())
+            .ok_or_else(|| Failure::new("no_cookie"))?;
+        Ok(Guest {
+            cookie: cookie.to_owned(),
+        })
+    }
+
+    /// `POST path` as `guest` with a JSON body: the JSON answer.
+    async fn post(&self, path: &str, guest: &Guest, body: &Value) -> Result<Value, Failure> {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base_url))
+            .header("cookie", &guest.cookie)
+            .json(body)
+            .send()
+            .await
+            .map_err(|_| Failure::new("http_unreachable"))?;
+        if !response.status().is_success() {
+            return Err(Failure(http_code(response).await));
+        }
+        response
+            .json()
+            .await
+            .map_err(|_| Failure::new("http_bad_json"))
+    }
+
+    /// An untimed game: `white` creates a challenge, `black` takes the seat.
+    async fn create_game(&self, white: &Guest, black: &Guest) -> Result<String, Failure> {
+        let challenge = json!({ "time_control": { "kind": "correspondence" }, "color": "white" });
+        let created = self.post("/api/challenges", white, &challenge).await?;
+        let game_id = created["game_id"]
+            .as_str()
+            .ok_or_else(|| Failure::new("http_bad_json"))?
+            .to_owned();
+        self.post(&format!("/api/games/{game_id}/join"), black, &json!({}))
+            .await?;
+        Ok(game_id)
+    }
+
+    /// The game socket of `game_id` with `guest`'s cookie.
+    async fn socket(&self, game_id: &str, guest: &Guest) -> Result<Ws, Failure> {
+        let ws_base = self.base_url.replacen("http://", "ws://", 1);
+        let mut request = format!("{ws_base}/api/games/{game_id}/socket")
+            .into_client_request()
+            .map_err(|_| Failure::new("socket_connect"))?;
+        let cookie =
+            HeaderValue::from_str(&guest.cookie).map_err(|_| Failure::new("socket_connect"))?;
+        request.headers_mut().insert("cookie", cookie);
+        let (ws, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .map_err(|_| Failure::new("socket_connect"))?;
+        Ok(ws)
+    }
+}
+
+/// The error code of a failed HTTP answer: the server's `error.code`, else
+/// `http_<status>`.
+async fn http_code(response: reqwest::Response) -> String {
+    let status = response.status().as_u16();
+    let body: Option<Value> = response.json().await.ok();
+    body.as_ref()
+        .and_then(|body| body["error"]["code"].as_str())
+        .map_or_else(|| format!("http_{status}"), str::to_owned)
+}
+
+/// Plays one game between `white` and `black` to its end or the ply limit and
+/// records how it went.
+pub async fn play_game(api: &Api, white: &Guest, black: &Guest, rules: Rules, recorder: &Recorder) {
+    recorder.game_started();
+    let ending = match play(api, white, black, rules, recorder).await {
+        Ok(ending) => ending,
+        Err(Failure(code)) => {
+            recorder.error(&code);
+            Ending::Failed
+        }
+    };
+    recorder.game_ended(ending);
+}
+
+async fn play(
+    api: &Api,
+    white: &Guest,
+    black: &Guest,
+    rules: Rules,
+    recorder: &Recorder,
+) -> Result<Ending, Failure> {
+    let game_id = api.create_game(white, black).await?;
+    let sent_at = SentAt::default();
+    let white = Seat::new(api.socket(&game_id, white).await?, "white", rules);
+    let black = Seat::new(api.socket(&game_id, black).await?, "black", rules);
+    // The first failure ends the game for both seats: the other one would
+    // only wait for a move that never comes.
+    let (white_end, _) = tokio::try_join!(
+        white.play(&sent_at, recorder),
+        black.play(&sent_at, recorder)
+    )?;
+    Ok(white_end)
+}
+
+/// When each ply's `move` was sent, so the opponent can time its `event`.
+#[derive(Debug, Default)]
+struct SentAt(Mutex<Vec<Option<Instant>>>);
+
+impl SentAt {
+    fn set(&self, ply: usize, at: Instant) {
+        let mut plies = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if plies.len() <= ply {
+            plies.resize(ply + 1, None);
+        }
+        plies[ply] = Some(at);
+    }
+
+    fn get(&self, ply: usize) -> Option<Instant> {
+        let plies = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        plies.get(ply).copied().flatten()
+    }
+}
+
+/// One side of the board on its own socket.
+struct Seat {
+    ws: Ws,
+    color: &'static str,
+    rules: Rules,
+    /// Plies on the board as this seat last heard.
+    next_ply: usize,
+    /// The ply this seat last acted on, so a repeated `state` does not make it move twice.
+    acted_at_ply: Option<usize>,
+    /// The move waiting for its `ack`: ply, message, when it was sent.
+    pending: Option<(usize, Value, Instant)>,
+    /// The seat resigned (or aborted) at the ply limit.
+    stopped_at_limit: bool,
+    /// The `ended` event's reason once the game is over.
+    result: Option<String>,
+}
+
+impl Seat {
+    fn new(ws: Ws, color: &'static str, rules: Rules) -> Seat {
+        Seat {
+            ws,
+            color,
+            rules,
+            next_ply: 0,
+            acted_at_ply: None,
+            pending: None,
+            stopped_at_limit: false,
+            result: None,
+        }
+    }
+
+    /// Plays until the game is over and this seat's last move is acknowledged.
+    async fn play(mut self, sent_at: &SentAt, recorder: &Recorder) -> Result<Ending, Failure> {
+        self.send(&json!({ "type": "hello", "version": null }))
+            .await?;
+        loop {
+            if let Some(reason) = &self.result
+                && self.pending.is_none()
+            {
+                let _ = self.ws.close(None).await;
+                let limit = self.stopped_at_limit
+                    || (matches!(reason.as_str(), "resignation" | "aborted")
+                        && self.next_ply >= self.rules.max_plies);
+                return Ok(if limit {
+                    Ending::PlyLimit
+                } else {
+                    Ending::Rule(reason.clone())
+                });
+            }
+            let message = self.recv().await?;
+            let received = Instant::now();
+            match message["type"].as_str() {
+                Some("state") => {
+                    self.next_ply = message["moves"].as_array().map_or(0, Vec::len);
+                    self.note_result(&message);
+                    self.act(&message, sent_at, recorder).await?;
+                }
+                Some("event") => {
+                    let event = &message["event"];
+                    if event["kind"] == "move"
+                        && let Some(ply) =
+                            event["ply"].as_u64().and_then(|p| usize::try_from(p).ok())
+                    {
+                        if event["color"] != self.color
+                            && let Some(sent) = sent_at.get(ply)
+                        {
+                            recorder.broadcast_seen(received - sent);
+                        }
+                        self.next_ply = ply + 1;
+                    }
+                    if event["kind"] == "ended" {
+                        self.note_result(&message);
+                    }
+                    self.act(&message, sent_at, recorder).await?;
+                }
+                Some("ack") => {
+                    let acked = message["ply"]
+                        .as_u64()
+                        .and_then(|p| usize::try_from(p).ok());
+                    if let Some((ply, _, sent)) = self.pending
+                        && acked == Some(ply)
+                    {
+                        recorder.acknowledged(received - sent);
+                        self.pending = None;
+                    }
+                }
+                Some("error") => {
+                    let code = message["code"].as_str().unwrap_or("error_without_code");
+                    match (&self.pending, code) {
+                        (Some((_, resend, _)), "rate_limited") => {
+                            recorder.error(code);
+                            // The move was ignored: send it again a little later
+                            // and time it from the resend.
+                            let resend = resend.clone();
+                            tokio::time::sleep(RATE_LIMIT_BACKOFF).await;
+                            let now = Instant::now();
+                            if let Some(pending) = &mut self.pending {
+                                pending.2 = now;
+                                sent_at.set(pending.0, now);
+                            }
+                            self.send(&resend).await?;
+                        }
+                        // Any other refusal means the tool and the server
+                        // disagree about the game: stop it and count the code.
+                        _ => return Err(Failure::new(code)),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Keeps the game's result reason once it is over.
+    fn note_result(&mut self, message: &Value) {
+        if message["status"] == "finished" {
+            let reason = message["result"]["reason"].as_str().unwrap_or("unknown");
+            self.result = Some(reason.to_owned());
+        }
+    }
+
+    /// Moves (or resigns at the ply limit) when `message` gives this seat legal
+    /// destinations, i.e. it is this seat's turn.
+    async fn act(
+        &mut self,
+        message: &Value,
+        sent_at: &SentAt,
+        recorder: &Recorder,
+    ) -> Result<(), Failure> {
+        let Some(dests) = message["dests"].as_object() else {
+            return Ok(());
+        };
+        let ply = self.next_ply;
+        if dests.is_empty()
+            || self.result.is_some()
+            || self.pending.is_some()
+            || self.acted_at_ply == Some(ply)
+        {
+            return Ok(());
+        }
+        self.acted_at_ply = Some(ply);
+        if ply >= self.rules.max_plies {
+            // Resigning needs two plies on the board; before that it is an abort.
+            let kind = if ply >= 2 { "resign" } else { "abort" };
+            self.stopped_at_limit = true;
+            return self.send(&json!({ "type": kind })).await;
+        }
+        if !self.rules.think.is_zero() {
+            tokio::time::sleep(self.rules.think).await;
+        }
+        let fen = message["fen"].as_str().unwrap_or_default();
+        let uci = random_move(dests, fen).ok_or_else(|| Failure::new("no_legal_move_sent"))?;
+        let request = json!({ "type": "move", "uci": uci, "ply": ply });
+        let now = Instant::now();
+        sent_at.set(ply, now);
+        self.pending = Some((ply, request.clone(), now));
+        recorder.move_sent();
+        self.send(&request).await
+    }
+
+    async fn send(&mut self, message: &Value) -> Result<(), Failure> {
+        self.ws
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .map_err(|_| Failure::new("socket_closed"))
+    }
+
+    /// The next JSON message (tungstenite answers Ping frames on the way).
+    async fn recv(&mut self) -> Result<Value, Failure> {
+        loop {
+            let next = tokio::time::timeout(MESSAGE_TIMEOUT, self.ws.next())
+                .await
+                .map_err(|_| Failure::new("timeout"))?;
+            match next {
+                Some(Ok(Message::Text(text))) => {
+                    return serde_json::from_str(text.as_str())
+                        .map_err(|_| Failure::new("server_sent_bad_json"));
+                }
+                Some(Ok(Message::Close(_)) | Err(_)) | None => {
+                    return Err(Failure::new("socket_closed"));
+                }
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+}
+
+/// A uniformly random move from `dests` (`{"e2": ["e3", "e4"], ...}`) in UCI;
+/// a pawn reaching the last rank promotes to a queen.
+fn random_move(dests: &serde_json::Map<String, Value>, fen: &str) -> Option<String> {
+    let moves: Vec<(&str, &str)> = dests
+        .iter()
+        .flat_map(|(from, tos)| {
+            tos.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(move |to| (from.as_str(), to))
+        })
+        .collect();
+    // The generator is dropped before the next await: `ThreadRng` is not `Send`.
+    let (from, to) = *moves.choose(&mut rand::rng())?;
+    let promotes = matches!(piece_at(fen, from), Some('P' | 'p')) && to.ends_with(['1', '8']);
+    Some(if promotes {
+        format!("{from}{to}q")
+    } else {
+        format!("{from}{to}")
+    })
+}
+
+/// The FEN letter of the piece on `square` (`"e2"`) in `fen`'s board field.
+fn piece_at(fen: &str, square: &str) -> Option<char> {
+    let mut chars = square.chars();
+    let file = u32::from(chars.next()?).checked_sub(u32::from('a'))?;
+    let rank = chars.next()?.to_digit(10)?;
+    // The board field lists rank 8 first.
+    let row = fen
+        .split(' ')
+        .next()?
+        .split('/')
+        .nth(8usize.checked_sub(usize::try_from(rank).ok()?)?)?;
+    let mut column = 0;
+    for symbol in row.chars() {
+        match symbol.to_digit(10) {
+            Some(empty) => column += empty,
+            None if column == file => return Some(symbol),
+            None => column += 1,
+        }
+        if column > file {
+            return None;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn piece_at_reads_the_board_field() {
+        assert_eq!(piece_at(START, "e2"), Some('P'));
+        assert_eq!(piece_at(START, "e8"), Some('k'));
+        assert_eq!(piece_at(START, "a1"), Some('R'));
+        assert_eq!(piece_at(START, "h7"), Some('p'));
+        assert_eq!(piece_at(START, "e4"), None);
+        assert_eq!(piece_at("8/8/8/8/4P3/8/8/8 w - - 0 1", "e4"), Some('P'));
+        assert_eq!(piece_at("8/8/8/8/4P3/8/8/8 w - - 0 1", "d4"), None);
+        assert_eq!(piece_at(START, "z9"), None);
+    }
+
+    fn dests(value: Value) -> serde_json::Map<String, Value> {
+        value.as_object().expect("an object").clone()
+    }
+
+    #[test]
+    fn a_pawn_reaching_the_last_rank_promotes_to_a_queen() {
+        let fen = "8/4P3/8/8/8/8/8/k6K w - - 0 1";
+        let uci = random_move(&dests(json!({ "e7": ["e8"] })), fen);
+        assert_eq!(uci.as_deref(), Some("e7e8q"));
+        let black = "k6K/8/8/8/8/8/3p4/8 b - - 0 1";
+        let uci = random_move(&dests(json!({ "d2": ["d1"] })), black);
+        assert_eq!(uci.as_deref(), Some("d2d1q"));
+    }
+
+    #[test]
+    fn other_pieces_reaching_the_last_rank_do_not_promote() {
+        let fen = "8/4R3/8/8/8/8/8/k6K w - - 0 1";
+        let uci = random_move(&dests(json!({ "e7": ["e8"] })), fen);
+        assert_eq!(uci.as_deref(), Some("e7e8"));
+    }
+
+    #[test]
+    fn random_moves_come_from_the_destinations() {
+        let choices = dests(json!({ "e2": ["e3", "e4"], "g1": ["f3"] }));
+        for _ in 0..50 {
+            let uci = random_move(&choices, START).expect("a move");
+            assert!(["e2e3", "e2e4", "g1f3"].contains(&uci.as_str()), "{uci}");
+        }
+        assert_eq!(random_move(&dests(json!({})), START), None);
+    }
+}
