@@ -18,10 +18,12 @@
 //! # Ok(()) }
 //! ```
 
+pub mod accounts;
 pub mod clock;
 pub mod error;
 pub mod games;
 pub mod identity;
+pub mod ledger;
 pub mod lobby;
 pub mod model;
 pub mod pgn;

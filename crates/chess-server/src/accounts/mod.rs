@@ -1,0 +1,18 @@
+//! Accounts: parsed usernames and passwords, Argon2id hashing, session
+//! tokens and the rate limits that protect sign-in.
+//!
+//! Each module has one purpose and no knowledge of HTTP or the store, so the
+//! server's routes compose them:
+//!
+//! - [`username`]: the parsed `Username` and its case-insensitive key;
+//! - [`password`]: length-checked `Password`, hashing and verifying in
+//!   `spawn_blocking` under a concurrency cap, rehash on sign-in, a dummy
+//!   verify for unknown users;
+//! - [`session`]: HS256 account tokens with a rotating key ring;
+//! - [`rate_limit`]: failed sign-ins per account and address, sign-ups and
+//!   game creation.
+
+pub mod password;
+pub mod rate_limit;
+pub mod session;
+pub mod username;

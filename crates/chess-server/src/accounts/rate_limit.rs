@@ -1,0 +1,382 @@
+//! In-memory rate limits: failed sign-ins per account and per address,
+//! sign-ups per address, game creation per player.
+//!
+//! A sliding log per key: the instants of the last `max` events inside the
+//! window. It is exact (no burst at a window edge) and its memory per key is
+//! bounded by `max`. Time is passed in as an [`Instant`] so tests advance it
+//! instead of sleeping. The limits live in one node's memory: several nodes
+//! each allow the full rate, which is acceptable for abuse control (the
+//! money rules are enforced by the database, never here).
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// At most `max` events per `window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// Events allowed inside one window.
+    pub max: usize,
+    /// The sliding window.
+    pub window: Duration,
+}
+
+/// Failed sign-ins for one username before it is locked for a while.
+pub const SIGN_IN_FAILURES_PER_ACCOUNT: Limit = Limit {
+    max: 5,
+    window: Duration::from_secs(15 * 60),
+};
+/// Failed sign-ins from one address (any usernames), against spraying.
+pub const SIGN_IN_FAILURES_PER_ADDRESS: Limit = Limit {
+    max: 20,
+    window: Duration::from_secs(15 * 60),
+};
+/// Accounts one address may create.
+pub const SIGN_UPS_PER_ADDRESS: Limit = Limit {
+    max: 5,
+    window: Duration::from_secs(60 * 60),
+};
+/// Games (seeks, challenges, computer and local games) one player may create.
+pub const GAMES_PER_PLAYER: Limit = Limit {
+    max: 30,
+    window: Duration::from_secs(60),
+};
+
+/// Refused: try again after this long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("too many attempts: try again in {} s", .0.as_secs_f64().ceil())]
+pub struct RetryAfter(pub Duration);
+
+/// Above this many keys, a write first drops the keys with no event left
+/// inside the window, so idle keys cannot grow the map forever.
+const PRUNE_ABOVE: usize = 10_000;
+
+/// A sliding-log limiter keyed by `K`.
+#[derive(Debug)]
+pub struct RateLimiter<K> {
+    limit: Limit,
+    events: Mutex<HashMap<K, VecDeque<Instant>>>,
+}
+
+impl<K: Hash + Eq + Clone> RateLimiter<K> {
+    /// A limiter allowing `limit` per key.
+    pub fn new(limit: Limit) -> RateLimiter<K> {
+        RateLimiter {
+            limit,
+            events: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether one more event for `key` would be allowed at `now`, without
+    /// recording anything.
+    ///
+    /// # Errors
+    /// [`RetryAfter`] with the time until the oldest counted event leaves
+    /// the window.
+    pub fn check(&self, key: &K, now: Instant) -> Result<(), RetryAfter> {
+        let mut events = self.lock();
+        match events.get_mut(key) {
+            Some(log) => self.admit(log, now),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts an event for `key` at `now` if it is allowed.
+    ///
+    /// # Errors
+    /// [`RetryAfter`] when the limit is reached; nothing is recorded then,
+    /// so refused attempts do not extend the wait.
+    pub fn hit(&self, key: K, now: Instant) -> Result<(), RetryAfter> {
+        let mut events = self.lock();
+        self.prune(&mut events, now);
+        let log = events.entry(key).or_default();
+        self.admit(log, now)?;
+        log.push_back(now);
+        Ok(())
+    }
+
+    /// Counts an event for `key` at `now` unconditionally (a failure that
+    /// already happened), keeping only the newest `max`.
+    pub fn record(&self, key: K, now: Instant) {
+        let mut events = self.lock();
+        self.prune(&mut events, now);
+        let log = events.entry(key).or_default();
+        log.push_back(now);
+        while log.len() > self.limit.max {
+            log.pop_front();
+        }
+    }
+
+    /// Forgets every event of `key`.
+    pub fn clear(&self, key: &K) {
+        self.lock().remove(key);
+    }
+
+    fn admit(&self, log: &mut VecDeque<Instant>, now: Instant) -> Result<(), RetryAfter> {
+        while log
+            .front()
+            .is_some_and(|oldest| now.saturating_duration_since(*oldest) >= self.limit.window)
+        {
+            log.pop_front();
+        }
+        if log.len() < self.limit.max {
+            return Ok(());
+        }
+        let oldest = log[0];
+        Err(RetryAfter(
+            self.limit
+                .window
+                .saturating_sub(now.saturating_duration_since(oldest)),
+        ))
+    }
+
+    fn prune(&self, events: &mut HashMap<K, VecDeque<Instant>>, now: Instant) {
+        if events.len() > PRUNE_ABOVE {
+            let window = self.limit.window;
+            events.retain(|_, log| {
+                log.back()
+                    .is_some_and(|newest| now.saturating_duration_since(*newest) < window)
+            });
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, VecDeque<Instant>>> {
+        // A panic while holding this lock cannot leave a log half-written in
+        // a way that matters: keep using the data.
+        self.events
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The part of an address that identifies one client: the whole IPv4
+/// address, or the /64 prefix of an IPv6 one (a single host usually owns a
+/// whole /64 and could otherwise rotate through it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddressKey {
+    /// An IPv4 client (or an IPv4-mapped IPv6 address).
+    V4(u32),
+    /// The top 64 bits of an IPv6 address.
+    V6Prefix(u64),
+}
+
+impl From<IpAddr> for AddressKey {
+    fn from(address: IpAddr) -> AddressKey {
+        match address {
+            IpAddr::V4(v4) => AddressKey::V4(v4.to_bits()),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => AddressKey::V4(v4.to_bits()),
+                // The shift leaves exactly the top 64 bits.
+                #[allow(clippy::cast_possible_truncation)]
+                None => AddressKey::V6Prefix((v6.to_bits() >> 64) as u64),
+            },
+        }
+    }
+}
+
+/// Failed sign-in limits, per account (by normalised username) and per
+/// address. Unknown usernames are counted exactly like real ones, so the
+/// limits reveal nothing about which names exist.
+#[derive(Debug)]
+pub struct SignInLimits {
+    by_account: RateLimiter<String>,
+    by_address: RateLimiter<AddressKey>,
+}
+
+impl Default for SignInLimits {
+    fn default() -> SignInLimits {
+        SignInLimits::new(SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS)
+    }
+}
+
+impl SignInLimits {
+    /// Limits with explicit bounds.
+    pub fn new(per_account: Limit, per_address: Limit) -> SignInLimits {
+        SignInLimits {
+            by_account: RateLimiter::new(per_account),
+            by_address: RateLimiter::new(per_address),
+        }
+    }
+
+    /// Whether a sign-in attempt may be checked at all. Call before hashing,
+    /// so a locked account costs the server nothing.
+    ///
+    /// # Errors
+    /// [`RetryAfter`] when the account or the address has failed too often.
+    pub fn check(
+        &self,
+        username_key: &str,
+        address: IpAddr,
+        now: Instant,
+    ) -> Result<(), RetryAfter> {
+        self.by_address.check(&AddressKey::from(address), now)?;
+        self.by_account.check(&username_key.to_owned(), now)
+    }
+
+    /// Counts a failed attempt against both the account and the address.
+    pub fn failed(&self, username_key: &str, address: IpAddr, now: Instant) {
+        self.by_account.record(username_key.to_owned(), now);
+        self.by_address.record(AddressKey::from(address), now);
+    }
+
+    /// A right password clears the account's failures. The address keeps
+    /// its count: owning one account must not reset a spraying budget.
+    pub fn succeeded(&self, username_key: &str) {
+        self.by_account.clear(&username_key.to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    use super::*;
+
+    const THREE_PER_MINUTE: Limit = Limit {
+        max: 3,
+        window: Duration::from_secs(60),
+    };
+
+    #[test]
+    fn allows_max_events_then_refuses_until_the_oldest_leaves_the_window() {
+        let limiter = RateLimiter::new(THREE_PER_MINUTE);
+        let t0 = Instant::now();
+        for second in 0..3 {
+            assert!(limiter.hit("k", t0 + Duration::from_secs(second)).is_ok());
+        }
+        assert_eq!(
+            limiter.hit("k", t0 + Duration::from_secs(10)),
+            Err(RetryAfter(Duration::from_secs(50)))
+        );
+        // Refused hits were not counted: the first slot frees at t0 + 60 s.
+        assert!(limiter.hit("k", t0 + Duration::from_secs(59)).is_err());
+        assert!(limiter.hit("k", t0 + Duration::from_secs(60)).is_ok());
+        assert!(limiter.hit("k", t0 + Duration::from_secs(60)).is_err());
+    }
+
+    #[test]
+    fn keys_are_independent() {
+        let limiter = RateLimiter::new(THREE_PER_MINUTE);
+        let t0 = Instant::now();
+        for _ in 0..3 {
+            limiter.hit("a", t0).unwrap();
+        }
+        assert!(limiter.hit("a", t0).is_err());
+        assert!(limiter.hit("b", t0).is_ok());
+    }
+
+    #[test]
+    fn check_records_nothing() {
+        let limiter = RateLimiter::new(THREE_PER_MINUTE);
+        let t0 = Instant::now();
+        for _ in 0..10 {
+            assert!(limiter.check(&"a", t0).is_ok());
+        }
+        for _ in 0..3 {
+            limiter.record("a", t0);
+        }
+        assert!(limiter.check(&"a", t0).is_err());
+        limiter.clear(&"a");
+        assert!(limiter.check(&"a", t0).is_ok());
+    }
+
+    #[test]
+    fn idle_keys_are_pruned_when_the_map_grows() {
+        let limiter = RateLimiter::new(THREE_PER_MINUTE);
+        let t0 = Instant::now();
+        for key in 0..=PRUNE_ABOVE {
+            limiter.record(key, t0);
+        }
+        let later = t0 + Duration::from_secs(61);
+        limiter.record(usize::MAX, later);
+        assert_eq!(limiter.lock().len(), 1);
+    }
+
+    #[test]
+    fn failed_sign_ins_lock_the_account_for_every_address() {
+        let limits = SignInLimits::new(
+            THREE_PER_MINUTE,
+            Limit {
+                max: 100,
+                ..THREE_PER_MINUTE
+            },
+        );
+        let t0 = Instant::now();
+        let home = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+        let elsewhere = IpAddr::V4(Ipv4Addr::new(198, 51, 100, 7));
+        for _ in 0..3 {
+            limits.check("magnus", home, t0).unwrap();
+            limits.failed("magnus", home, t0);
+        }
+        assert!(limits.check("magnus", home, t0).is_err());
+        assert!(limits.check("magnus", elsewhere, t0).is_err());
+        assert!(limits.check("hikaru", home, t0).is_ok());
+        assert!(
+            limits
+                .check("magnus", home, t0 + Duration::from_secs(60))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn failed_sign_ins_lock_the_address_for_every_account() {
+        let limits = SignInLimits::new(
+            Limit {
+                max: 100,
+                ..THREE_PER_MINUTE
+            },
+            THREE_PER_MINUTE,
+        );
+        let t0 = Instant::now();
+        let sprayer = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 9));
+        for name in ["a1", "a2", "a3"] {
+            limits.failed(name, sprayer, t0);
+        }
+        assert!(limits.check("a4", sprayer, t0).is_err());
+        assert!(
+            limits
+                .check("a4", IpAddr::V4(Ipv4Addr::LOCALHOST), t0)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn success_clears_the_account_but_not_the_address() {
+        let limits = SignInLimits::new(THREE_PER_MINUTE, THREE_PER_MINUTE);
+        let t0 = Instant::now();
+        let address = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+        for _ in 0..3 {
+            limits.failed("magnus", address, t0);
+        }
+        limits.succeeded("magnus");
+        let other = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2));
+        assert!(limits.check("magnus", other, t0).is_ok());
+        assert!(limits.check("magnus", address, t0).is_err());
+    }
+
+    #[test]
+    fn ipv6_addresses_are_grouped_by_their_64_bit_prefix() {
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(AddressKey::from(a), AddressKey::from(b));
+        assert_ne!(AddressKey::from(a), AddressKey::from(c));
+        // An IPv4-mapped address is the IPv4 client it maps.
+        let mapped = IpAddr::V6(Ipv4Addr::new(192, 0, 2, 1).to_ipv6_mapped());
+        let v4 = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+        assert_eq!(AddressKey::from(mapped), AddressKey::from(v4));
+        // No IPv6 prefix collides with an IPv4 address.
+        let low = IpAddr::V6(Ipv6Addr::from_bits(u128::from(u32::MAX)));
+        assert_ne!(AddressKey::from(low), AddressKey::from(v4));
+    }
+
+    #[test]
+    fn retry_after_reads_as_a_sentence() {
+        assert_eq!(
+            RetryAfter(Duration::from_millis(300)).to_string(),
+            "too many attempts: try again in 1 s"
+        );
+    }
+}

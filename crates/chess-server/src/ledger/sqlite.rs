@@ -1,0 +1,180 @@
+//! The ledger on SQLite.
+//!
+//! SQLite runs one writer at a time. The caller opens the transaction that
+//! stores the game's result with `BEGIN IMMEDIATE` ([`begin_immediate`]), so
+//! it takes the write lock before reading anything: no other writer can
+//! slip in between reading the day's total and raising it, and no
+//! transaction fails late with `SQLITE_BUSY` on upgrading a read lock.
+
+use sqlx::{Acquire, Row, Sqlite, SqliteConnection, SqlitePool, Transaction};
+use uuid::Uuid;
+
+use super::{
+    DAILY_CAP_CENTS, DailyTotal, EntryStatus, LedgerEntry, LedgerError, REWARD_CENTS, Recorded,
+    UtcDay, decode_entry,
+};
+
+/// Begins a write transaction that holds SQLite's write lock from the start.
+///
+/// # Errors
+/// The database's error if no connection or lock can be had (after the
+/// pool's busy timeout).
+pub async fn begin_immediate(
+    pool: &SqlitePool,
+) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
+    pool.begin_with("BEGIN IMMEDIATE").await
+}
+
+/// Records the win of `game_id` by `account_id` at `now_ms` (unix ms) in
+/// `tx`: [`REWARD_CENTS`] if the account's total for that UTC day stays
+/// within [`DAILY_CAP_CENTS`], otherwise $0 marked over the cap. A game that
+/// already has an entry gets nothing new ([`Recorded::AlreadyRecorded`]) and
+/// the day's total is left as it was.
+///
+/// Call only for games [`super::reward_winner`] says pay, in the
+/// transaction that stores the game's result; nothing is final until the
+/// caller commits.
+///
+/// # Errors
+/// [`LedgerError::Database`] if a statement fails; the caller's transaction
+/// should then be rolled back.
+pub async fn record_win(
+    tx: &mut Transaction<'_, Sqlite>,
+    game_id: Uuid,
+    account_id: Uuid,
+    now_ms: i64,
+) -> Result<Recorded, LedgerError> {
+    let day = UtcDay::from_unix_ms(now_ms);
+    let (game, account, day_text) = (game_id.to_string(), account_id.to_string(), day.to_string());
+
+    // A savepoint: if the game turns out to be paid already, the raised
+    // total is undone without touching the rest of the caller's transaction.
+    let mut attempt = tx.begin().await?;
+    sqlx::query(
+        "insert into reward_days (account_id, day, total_cents) values (?1, ?2, 0)
+         on conflict (account_id, day) do nothing",
+    )
+    .bind(&account)
+    .bind(&day_text)
+    .execute(&mut *attempt)
+    .await?;
+    let raised = sqlx::query(
+        "update reward_days set total_cents = total_cents + ?3
+         where account_id = ?1 and day = ?2 and total_cents + ?3 <= ?4",
+    )
+    .bind(&account)
+    .bind(&day_text)
+    .bind(REWARD_CENTS)
+    .bind(DAILY_CAP_CENTS)
+    .execute(&mut *attempt)
+    .await?
+    .rows_affected();
+    let (status, amount_cents) = if raised == 1 {
+        (EntryStatus::Credited, REWARD_CENTS)
+    } else {
+        (EntryStatus::OverCap, 0)
+    };
+    let inserted = sqlx::query(
+        "insert into reward_entries (game_id, account_id, amount_cents, day, status, created_at)
+         values (?1, ?2, ?3, ?4, ?5, ?6)
+         on conflict (game_id) do nothing",
+    )
+    .bind(&game)
+    .bind(&account)
+    .bind(amount_cents)
+    .bind(&day_text)
+    .bind(status.code())
+    .bind(now_ms)
+    .execute(&mut *attempt)
+    .await?
+    .rows_affected();
+    if inserted == 0 {
+        attempt.rollback().await?;
+        let earlier = entry_for_game(tx, game_id)
+            .await?
+            .ok_or_else(|| LedgerError::Corrupt(format!("entry of game {game_id} vanished")))?;
+        return Ok(Recorded::AlreadyRecorded(earlier));
+    }
+    attempt.commit().await?;
+    Ok(Recorded::New(LedgerEntry {
+        game_id,
+        account_id,
+        amount_cents,
+        day,
+        status,
+        created_at_ms: now_ms,
+    }))
+}
+
+/// The entry of `game_id`, if it has one.
+///
+/// # Errors
+/// [`LedgerError`] if the query fails or the row does not decode.
+pub async fn entry_for_game(
+    conn: &mut SqliteConnection,
+    game_id: Uuid,
+) -> Result<Option<LedgerEntry>, LedgerError> {
+    let row = sqlx::query(
+        "select game_id, account_id, amount_cents, day, status, created_at
+         from reward_entries where game_id = ?1",
+    )
+    .bind(game_id.to_string())
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.map(|row| decode_row(&row)).transpose()
+}
+
+/// The account's credited total for `day`.
+///
+/// # Errors
+/// [`LedgerError::Database`] if the query fails.
+pub async fn daily_total(
+    conn: &mut SqliteConnection,
+    account_id: Uuid,
+    day: UtcDay,
+) -> Result<DailyTotal, LedgerError> {
+    let total: Option<i64> = sqlx::query_scalar(
+        "select total_cents from reward_days where account_id = ?1 and day = ?2",
+    )
+    .bind(account_id.to_string())
+    .bind(day.to_string())
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(DailyTotal {
+        day,
+        total_cents: total.unwrap_or(0),
+        cap_cents: DAILY_CAP_CENTS,
+    })
+}
+
+/// The account's newest `limit` entries, newest first.
+///
+/// # Errors
+/// [`LedgerError`] if the query fails or a row does not decode.
+pub async fn entries(
+    conn: &mut SqliteConnection,
+    account_id: Uuid,
+    limit: u32,
+) -> Result<Vec<LedgerEntry>, LedgerError> {
+    let rows = sqlx::query(
+        "select game_id, account_id, amount_cents, day, status, created_at
+         from reward_entries where account_id = ?1
+         order by created_at desc, id desc limit ?2",
+    )
+    .bind(account_id.to_string())
+    .bind(i64::from(limit))
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(decode_row).collect()
+}
+
+fn decode_row(row: &sqlx::sqlite::SqliteRow) -> Result<LedgerEntry, LedgerError> {
+    decode_entry(
+        row.try_get("game_id")?,
+        row.try_get("account_id")?,
+        row.try_get("amount_cents")?,
+        row.try_get("day")?,
+        row.try_get("status")?,
+        row.try_get("created_at")?,
+    )
+}

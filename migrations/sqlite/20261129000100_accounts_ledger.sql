@@ -1,0 +1,47 @@
+-- the reward ledger (issue 5, docs/rewards.md): $1 per decisive win between two
+-- different accounts, at most $5 per account per utc day, each game paid once.
+-- no foreign keys to players or games on purpose: the ledger is a financial
+-- record that must outlive any clean-up of games or players.
+
+-- one row per rewarded game, written in the transaction that stores the result.
+create table reward_entries (
+    id integer primary key autoincrement,       -- write order, for auditing
+    game_id text not null unique,               -- uuid of the game won: a game pays at most once
+    account_id text not null,                   -- uuid of the winning account (players.id)
+    amount_cents integer not null,              -- 100 when credited, 0 over the cap; integer cents, never floats
+    day text not null,                          -- utc day the win counts towards, yyyy-mm-dd
+    status text not null check (status in ('credited', 'over_cap')),
+    created_at integer not null,                -- unix ms when written
+    check ((status = 'credited' and amount_cents = 100) or (status = 'over_cap' and amount_cents = 0))
+);
+create index reward_entries_account on reward_entries (account_id, created_at);
+
+-- the running total per account and day; only ever raised by
+-- `total_cents = total_cents + 100 ... where total_cents + 100 <= 500`.
+create table reward_days (
+    account_id text not null,                   -- uuid of the account
+    day text not null,                          -- utc day, yyyy-mm-dd
+    total_cents integer not null check (total_cents between 0 and 500), -- credited that day: the cap, twice
+    primary key (account_id, day)
+);
+
+-- append-only: a written entry can never change or disappear.
+create trigger reward_entries_no_update before update on reward_entries
+begin
+    select raise(abort, 'reward_entries is append-only: entries cannot be updated');
+end;
+create trigger reward_entries_no_delete before delete on reward_entries
+begin
+    select raise(abort, 'reward_entries is append-only: entries cannot be deleted');
+end;
+
+-- a day's total only grows, and never vanishes.
+create trigger reward_days_only_grow before update on reward_days
+when new.total_cents < old.total_cents or new.account_id <> old.account_id or new.day <> old.day
+begin
+    select raise(abort, 'reward_days totals only grow');
+end;
+create trigger reward_days_no_delete before delete on reward_days
+begin
+    select raise(abort, 'reward_days rows cannot be deleted');
+end;
