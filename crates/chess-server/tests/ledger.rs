@@ -1,0 +1,423 @@
+//! The reward ledger against real databases: SQLite (a temporary file) and
+//! Postgres (a fresh database per test, dropped after).
+//!
+//! Postgres is at `TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`); an unreachable server
+//! fails the tests unless `CHESS_SKIP_POSTGRES_TESTS=1`.
+//!
+//! The same tests run on both back-ends through one macro, so they cannot
+//! drift apart.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use chess_server::ledger::{
+    DAILY_CAP_CENTS, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, UtcDay,
+};
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor};
+use uuid::Uuid;
+
+/// Noon UTC on 2026-11-29: tests place wins relative to this instant.
+fn noon() -> i64 {
+    UtcDay::parse("2026-11-29")
+        .expect("a valid date")
+        .start_unix_ms()
+        + 12 * 60 * 60 * 1000
+}
+
+fn migrations(dialect: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../migrations")
+        .join(dialect)
+}
+
+/// A migrated SQLite database in a temporary file, deleted on drop.
+struct SqliteDb {
+    pool: SqlitePool,
+    path: std::path::PathBuf,
+}
+
+impl SqliteDb {
+    async fn new() -> SqliteDb {
+        let path = std::env::temp_dir().join(format!("chess-ledger-{}.db", Uuid::new_v4()));
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // 50 writers queue for the lock: let them wait rather than fail.
+            .busy_timeout(Duration::from_secs(60))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await
+            .expect("open a temporary SQLite database");
+        Migrator::new(migrations("sqlite"))
+            .await
+            .expect("read the SQLite migrations")
+            .run(&pool)
+            .await
+            .expect("apply the SQLite migrations");
+        SqliteDb { pool, path }
+    }
+}
+
+impl Drop for SqliteDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut file = self.path.clone().into_os_string();
+            file.push(suffix);
+            let _ = std::fs::remove_file(file);
+        }
+    }
+}
+
+/// A fresh, migrated Postgres database with a random name, dropped on drop.
+struct PostgresDb {
+    pool: PgPool,
+    admin: PgConnectOptions,
+    name: String,
+}
+
+impl PostgresDb {
+    /// `None` when Postgres tests are switched off.
+    async fn new() -> Option<PostgresDb> {
+        if std::env::var("CHESS_SKIP_POSTGRES_TESTS").is_ok_and(|v| v == "1") {
+            eprintln!("skipping a Postgres test: CHESS_SKIP_POSTGRES_TESTS=1");
+            return None;
+        }
+        let url = std::env::var("TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin = PgConnectOptions::from_str(&url).expect("TEST_POSTGRES_URL is a postgres URL");
+        let name = format!("chess_ledger_{}", Uuid::new_v4().simple());
+        let mut conn = admin.connect().await.unwrap_or_else(|e| {
+            panic!(
+                "cannot reach Postgres at {url} ({e}); start it, set TEST_POSTGRES_URL, \
+                 or set CHESS_SKIP_POSTGRES_TESTS=1 to skip the Postgres tests"
+            )
+        });
+        // The name is ours (a uuid), never user input.
+        conn.execute(AssertSqlSafe(format!("create database {name}")))
+            .await
+            .expect("create the test database");
+        conn.close().await.ok();
+        let pool = PgPoolOptions::new()
+            .max_connections(20)
+            .connect_with(admin.clone().database(&name))
+            .await
+            .expect("connect to the test database");
+        Migrator::new(migrations("postgres"))
+            .await
+            .expect("read the Postgres migrations")
+            .run(&pool)
+            .await
+            .expect("apply the Postgres migrations");
+        Some(PostgresDb { pool, admin, name })
+    }
+}
+
+impl Drop for PostgresDb {
+    fn drop(&mut self) {
+        // Drop cannot await, and the test's runtime may be shutting down:
+        // drop the database from a thread with its own small runtime.
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime to drop the test database");
+            runtime.block_on(async move {
+                let mut conn = admin.connect().await?;
+                conn.execute(AssertSqlSafe(format!(
+                    "drop database if exists {name} with (force)"
+                )))
+                .await?;
+                conn.close().await
+            })
+        })
+        .join();
+        if !matches!(dropped, Ok(Ok(()))) {
+            eprintln!("could not drop test database {}: {dropped:?}", self.name);
+        }
+    }
+}
+
+fn credited(entry: &LedgerEntry) -> bool {
+    entry.status == EntryStatus::Credited && entry.amount_cents == REWARD_CENTS
+}
+
+fn over_cap(entry: &LedgerEntry) -> bool {
+    entry.status == EntryStatus::OverCap && entry.amount_cents == 0
+}
+
+/// The ledger tests, for one back-end. `$db` builds the database (an
+/// `Option`, `None` to skip), `$begin` opens the write transaction the
+/// server would use, `$ledger` is the back-end's ledger module.
+macro_rules! ledger_tests {
+    ($backend:ident, $db:expr, $begin:path, $ledger:path) => {
+        mod $backend {
+            use super::*;
+            use $ledger as ledger;
+
+            /// Records one win in its own committed transaction.
+            async fn win(pool: &<Db as Pooled>::Pool, game: Uuid, account: Uuid, at_ms: i64) -> Recorded {
+                let mut tx = $begin(pool).await.expect("begin");
+                let recorded = ledger::record_win(&mut tx, game, account, at_ms)
+                    .await
+                    .expect("record a win");
+                tx.commit().await.expect("commit");
+                recorded
+            }
+
+            async fn total(pool: &<Db as Pooled>::Pool, account: Uuid, at_ms: i64) -> i64 {
+                let mut conn = pool.acquire().await.expect("a connection");
+                ledger::daily_total(&mut conn, account, UtcDay::from_unix_ms(at_ms))
+                    .await
+                    .expect("read the total")
+                    .total_cents
+            }
+
+            async fn entries(pool: &<Db as Pooled>::Pool, account: Uuid) -> Vec<LedgerEntry> {
+                let mut conn = pool.acquire().await.expect("a connection");
+                ledger::entries(&mut conn, account, 1000)
+                    .await
+                    .expect("read the entries")
+            }
+
+            #[tokio::test]
+            async fn a_win_pays_one_dollar() {
+                let Some(db) = $db else { return };
+                let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
+
+                let recorded = win(&db.pool, game, account, noon()).await;
+
+                let Recorded::New(entry) = recorded else {
+                    panic!("a first win must write an entry: {recorded:?}");
+                };
+                assert!(credited(&entry), "{entry:?}");
+                assert_eq!((entry.game_id, entry.account_id), (game, account));
+                assert_eq!(entry.day.to_string(), "2026-11-29");
+                assert_eq!(entry.created_at_ms, noon());
+                assert_eq!(total(&db.pool, account, noon()).await, 100);
+                assert_eq!(entries(&db.pool, account).await, vec![entry]);
+                // Another account's standing is untouched.
+                assert_eq!(total(&db.pool, Uuid::new_v4(), noon()).await, 0);
+            }
+
+            #[tokio::test]
+            async fn the_sixth_win_of_a_day_is_recorded_at_zero_over_the_cap() {
+                let Some(db) = $db else { return };
+                let account = Uuid::new_v4();
+
+                let mut results = Vec::new();
+                for minute in 0..6 {
+                    let at = noon() + minute * 60_000;
+                    results.push(win(&db.pool, Uuid::new_v4(), account, at).await);
+                }
+
+                let entries_written: Vec<&LedgerEntry> = results.iter().map(Recorded::entry).collect();
+                assert!(entries_written[..5].iter().all(|e| credited(e)), "{entries_written:?}");
+                assert!(over_cap(entries_written[5]), "{:?}", entries_written[5]);
+                assert_eq!(total(&db.pool, account, noon()).await, DAILY_CAP_CENTS);
+                let stored = entries(&db.pool, account).await;
+                assert_eq!(stored.len(), 6);
+                // Newest first: the over-cap entry leads, so the player sees why.
+                assert!(over_cap(&stored[0]));
+            }
+
+            #[tokio::test]
+            async fn the_day_rolls_over_at_utc_midnight() {
+                let Some(db) = $db else { return };
+                let account = Uuid::new_v4();
+                let midnight = UtcDay::from_unix_ms(noon()).next().start_unix_ms();
+
+                for second in 1..=6 {
+                    win(&db.pool, Uuid::new_v4(), account, midnight - second * 1000).await;
+                }
+                let last_ms_of_day = win(&db.pool, Uuid::new_v4(), account, midnight - 1).await;
+                let first_ms_of_next = win(&db.pool, Uuid::new_v4(), account, midnight).await;
+
+                assert!(over_cap(last_ms_of_day.entry()), "{last_ms_of_day:?}");
+                assert_eq!(last_ms_of_day.entry().day.to_string(), "2026-11-29");
+                assert!(credited(first_ms_of_next.entry()), "{first_ms_of_next:?}");
+                assert_eq!(first_ms_of_next.entry().day.to_string(), "2026-11-30");
+                assert_eq!(total(&db.pool, account, midnight - 1).await, 500);
+                assert_eq!(total(&db.pool, account, midnight).await, 100);
+            }
+
+            #[tokio::test]
+            async fn a_game_whose_end_is_applied_twice_credits_once() {
+                let Some(db) = $db else { return };
+                let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
+
+                let first = win(&db.pool, game, account, noon()).await;
+                // A retry after a restart, a minute later: nothing new.
+                let second = win(&db.pool, game, account, noon() + 60_000).await;
+
+                let Recorded::New(entry) = first else { panic!("{first:?}") };
+                assert_eq!(second, Recorded::AlreadyRecorded(entry));
+                assert_eq!(total(&db.pool, account, noon()).await, 100);
+                assert_eq!(entries(&db.pool, account).await.len(), 1);
+            }
+
+            #[tokio::test]
+            async fn a_second_application_in_the_callers_transaction_leaves_it_usable() {
+                let Some(db) = $db else { return };
+                let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
+                let mut tx = $begin(&db.pool).await.expect("begin");
+
+                let first = ledger::record_win(&mut tx, game, account, noon()).await.expect("first");
+                let second = ledger::record_win(&mut tx, game, account, noon()).await.expect("second");
+                // The caller's own work after the duplicate still commits.
+                let other = ledger::record_win(&mut tx, Uuid::new_v4(), account, noon()).await.expect("other");
+                tx.commit().await.expect("commit");
+
+                assert!(matches!(first, Recorded::New(_)));
+                assert!(matches!(second, Recorded::AlreadyRecorded(_)));
+                assert!(matches!(other, Recorded::New(_)));
+                assert_eq!(total(&db.pool, account, noon()).await, 200);
+            }
+
+            #[tokio::test]
+            async fn a_rolled_back_result_pays_nothing() {
+                let Some(db) = $db else { return };
+                let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
+
+                let mut tx = $begin(&db.pool).await.expect("begin");
+                ledger::record_win(&mut tx, game, account, noon()).await.expect("record");
+                // The game's result failed to store: the caller rolls back.
+                tx.rollback().await.expect("rollback");
+
+                assert_eq!(total(&db.pool, account, noon()).await, 0);
+                assert!(entries(&db.pool, account).await.is_empty());
+                // The ending applied again later pays normally, once.
+                assert!(matches!(win(&db.pool, game, account, noon()).await, Recorded::New(_)));
+            }
+
+            #[tokio::test]
+            async fn fifty_concurrent_wins_of_one_account_credit_exactly_five_dollars() {
+                let Some(db) = $db else { return };
+                let account = Uuid::new_v4();
+
+                let tasks: Vec<_> = (0..50)
+                    .map(|_| {
+                        let pool = db.pool.clone();
+                        tokio::spawn(async move { win(&pool, Uuid::new_v4(), account, noon()).await })
+                    })
+                    .collect();
+                let mut recorded = Vec::new();
+                for task in tasks {
+                    recorded.push(task.await.expect("a win task"));
+                }
+
+                assert!(recorded.iter().all(|r| matches!(r, Recorded::New(_))));
+                let paid = recorded.iter().filter(|r| credited(r.entry())).count();
+                let unpaid = recorded.iter().filter(|r| over_cap(r.entry())).count();
+                assert_eq!((paid, unpaid), (5, 45));
+                assert_eq!(total(&db.pool, account, noon()).await, 500);
+                let stored = entries(&db.pool, account).await;
+                assert_eq!(stored.iter().map(|e| e.amount_cents).sum::<i64>(), 500);
+                assert_eq!(stored.len(), 50);
+            }
+
+            #[tokio::test]
+            async fn one_game_ending_concurrently_ten_times_credits_once() {
+                let Some(db) = $db else { return };
+                let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
+
+                let tasks: Vec<_> = (0..10)
+                    .map(|i| {
+                        let pool = db.pool.clone();
+                        tokio::spawn(async move { win(&pool, game, account, noon() + i).await })
+                    })
+                    .collect();
+                let mut new = 0;
+                for task in tasks {
+                    if matches!(task.await.expect("a win task"), Recorded::New(_)) {
+                        new += 1;
+                    }
+                }
+
+                assert_eq!(new, 1);
+                assert_eq!(total(&db.pool, account, noon()).await, 100);
+                assert_eq!(entries(&db.pool, account).await.len(), 1);
+            }
+
+            #[tokio::test]
+            async fn the_database_refuses_to_change_or_remove_entries_and_totals() {
+                let Some(db) = $db else { return };
+                let account = Uuid::new_v4();
+                win(&db.pool, Uuid::new_v4(), account, noon()).await;
+                let tampering = [
+                    "update reward_entries set amount_cents = 0, status = 'over_cap'",
+                    "update reward_entries set created_at = 0",
+                    "delete from reward_entries",
+                    "update reward_days set total_cents = 0",
+                    "delete from reward_days",
+                    // Past the cap, even by hand.
+                    "update reward_days set total_cents = 600",
+                ];
+                for statement in tampering {
+                    let result = sqlx::query(statement).execute(&db.pool).await;
+                    assert!(result.is_err(), "{statement} was allowed");
+                }
+                // An entry whose amount does not match its status is refused.
+                let inconsistent = sqlx::query(
+                    "insert into reward_entries (game_id, account_id, amount_cents, day, status, created_at)
+                     values ('g', 'a', 50, '2026-11-29', 'credited', 0)",
+                )
+                .execute(&db.pool)
+                .await;
+                assert!(inconsistent.is_err(), "a 50-cent credit was stored");
+
+                let stored = entries(&db.pool, account).await;
+                assert_eq!(stored.len(), 1);
+                assert!(credited(&stored[0]));
+                assert_eq!(total(&db.pool, account, noon()).await, 100);
+            }
+        }
+    };
+}
+
+/// The pool type of each test database, so the macro can name it.
+trait Pooled {
+    type Pool;
+}
+impl Pooled for SqliteDb {
+    type Pool = SqlitePool;
+}
+impl Pooled for PostgresDb {
+    type Pool = PgPool;
+}
+
+async fn postgres_begin(
+    pool: &PgPool,
+) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    pool.begin().await
+}
+
+mod on_sqlite {
+    use super::*;
+    type Db = SqliteDb;
+    ledger_tests!(
+        ledger,
+        Some(SqliteDb::new().await),
+        chess_server::ledger::sqlite::begin_immediate,
+        chess_server::ledger::sqlite
+    );
+}
+
+mod on_postgres {
+    use super::*;
+    type Db = PostgresDb;
+    ledger_tests!(
+        ledger,
+        PostgresDb::new().await,
+        super::postgres_begin,
+        chess_server::ledger::postgres
+    );
+}
