@@ -146,6 +146,41 @@ impl Drop for PostgresDb {
     }
 }
 
+/// The audit queries of `docs/rewards.md` that must return no rows and need
+/// only the ledger's tables: the SQL blocks after a paragraph saying "must
+/// return no rows" and not "needs".
+fn documented_audits() -> Vec<String> {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rewards.md"),
+    )
+    .expect("read docs/rewards.md");
+    let mut audits = Vec::new();
+    // The last paragraph of prose before the current line.
+    let mut paragraph = String::new();
+    let mut after_blank = false;
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        if line == "```sql" {
+            let sql: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+            if paragraph.contains("must return no rows") && !paragraph.contains("needs") {
+                audits.push(sql.join("\n"));
+            }
+            paragraph.clear();
+        } else if line.is_empty() {
+            after_blank = true;
+        } else {
+            if after_blank {
+                paragraph.clear();
+                after_blank = false;
+            }
+            paragraph.push_str(line);
+            paragraph.push(' ');
+        }
+    }
+    audits
+}
+
 fn credited(entry: &LedgerEntry) -> bool {
     entry.status == EntryStatus::Credited && entry.amount_cents == REWARD_CENTS
 }
@@ -322,6 +357,17 @@ macro_rules! ledger_tests {
                 let stored = entries(&db.pool, account).await;
                 assert_eq!(stored.iter().map(|e| e.amount_cents).sum::<i64>(), 500);
                 assert_eq!(stored.len(), 50);
+
+                // The finance page's audit queries agree.
+                let audits = documented_audits();
+                assert_eq!(audits.len(), 4, "{audits:#?}");
+                for audit in audits {
+                    let rows = sqlx::query(AssertSqlSafe(audit.clone()))
+                        .fetch_all(&db.pool)
+                        .await
+                        .unwrap_or_else(|e| panic!("{audit}: {e}"));
+                    assert!(rows.is_empty(), "{audit}");
+                }
             }
 
             #[tokio::test]
