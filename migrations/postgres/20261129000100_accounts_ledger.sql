@@ -1,3 +1,25 @@
+-- accounts (issue 5): a player of kind 'account' with a username and a password.
+-- a guest who signs up becomes an account under the same player id, keeping
+-- their games.
+create table accounts (
+    player_id text primary key not null references players (id), -- the player this account is
+    username text not null,                     -- as typed, shown to others
+    username_key text not null unique,          -- lowercase username: names are unique case-insensitively
+    password_hash text not null,                -- argon2id phc string (salt and parameters inside); never leaves the server
+    created_at bigint not null,                -- unix ms
+    password_changed_at bigint not null        -- unix ms of the last sign-up or password change
+);
+
+-- one row per sign-in; tokens carry its id (`sid`), so signing out or changing
+-- the password ends sessions that a stateless token alone could not.
+create table account_sessions (
+    id text primary key not null,               -- uuid, the tokens' `sid`
+    player_id text not null references accounts (player_id),
+    created_at bigint not null,                -- unix ms of the password check
+    ended_at bigint                            -- unix ms of sign-out; null while valid
+);
+create index account_sessions_player on account_sessions (player_id) where ended_at is null;
+
 -- the reward ledger (issue 5, docs/rewards.md): $1 per decisive win between two
 -- different accounts, at most $5 per account per utc day, each game paid once.
 -- no foreign keys to players or games on purpose: the ledger is a financial

@@ -1,24 +1,21 @@
 //! The reward ledger against real databases: SQLite (a temporary file) and
-//! Postgres (a fresh database per test, dropped after).
-//!
-//! Postgres is at `TEST_POSTGRES_URL` (default
-//! `postgres://postgres@127.0.0.1:5432/postgres`); an unreachable server
-//! fails the tests unless `CHESS_SKIP_POSTGRES_TESTS=1`.
+//! Postgres (a fresh database per test, dropped after; see `support`).
 //!
 //! The same tests run on both back-ends through one macro, so they cannot
 //! drift apart.
 
-use std::path::Path;
-use std::str::FromStr;
-use std::time::Duration;
+mod support;
 
+use std::path::Path;
+
+use chess_game::{EndReason, GameResult};
+use chess_rules::{ByColor, Color};
 use chess_server::ledger::{
     DAILY_CAP_CENTS, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, UtcDay,
 };
-use sqlx::migrate::Migrator;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor};
+use sqlx::AssertSqlSafe;
+use sqlx::postgres::PgPool;
+use support::{Pooled, PostgresDb, SqliteDb};
 use uuid::Uuid;
 
 /// Noon UTC on 2026-11-29: tests place wins relative to this instant.
@@ -27,123 +24,6 @@ fn noon() -> i64 {
         .expect("a valid date")
         .start_unix_ms()
         + 12 * 60 * 60 * 1000
-}
-
-fn migrations(dialect: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../migrations")
-        .join(dialect)
-}
-
-/// A migrated SQLite database in a temporary file, deleted on drop.
-struct SqliteDb {
-    pool: SqlitePool,
-    path: std::path::PathBuf,
-}
-
-impl SqliteDb {
-    async fn new() -> SqliteDb {
-        let path = std::env::temp_dir().join(format!("chess-ledger-{}.db", Uuid::new_v4()));
-        let options = SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // 50 writers queue for the lock: let them wait rather than fail.
-            .busy_timeout(Duration::from_secs(60))
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .connect_with(options)
-            .await
-            .expect("open a temporary SQLite database");
-        Migrator::new(migrations("sqlite"))
-            .await
-            .expect("read the SQLite migrations")
-            .run(&pool)
-            .await
-            .expect("apply the SQLite migrations");
-        SqliteDb { pool, path }
-    }
-}
-
-impl Drop for SqliteDb {
-    fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
-            let mut file = self.path.clone().into_os_string();
-            file.push(suffix);
-            let _ = std::fs::remove_file(file);
-        }
-    }
-}
-
-/// A fresh, migrated Postgres database with a random name, dropped on drop.
-struct PostgresDb {
-    pool: PgPool,
-    admin: PgConnectOptions,
-    name: String,
-}
-
-impl PostgresDb {
-    /// `None` when Postgres tests are switched off.
-    async fn new() -> Option<PostgresDb> {
-        if std::env::var("CHESS_SKIP_POSTGRES_TESTS").is_ok_and(|v| v == "1") {
-            eprintln!("skipping a Postgres test: CHESS_SKIP_POSTGRES_TESTS=1");
-            return None;
-        }
-        let url = std::env::var("TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-        let admin = PgConnectOptions::from_str(&url).expect("TEST_POSTGRES_URL is a postgres URL");
-        let name = format!("chess_ledger_{}", Uuid::new_v4().simple());
-        let mut conn = admin.connect().await.unwrap_or_else(|e| {
-            panic!(
-                "cannot reach Postgres at {url} ({e}); start it, set TEST_POSTGRES_URL, \
-                 or set CHESS_SKIP_POSTGRES_TESTS=1 to skip the Postgres tests"
-            )
-        });
-        // The name is ours (a uuid), never user input.
-        conn.execute(AssertSqlSafe(format!("create database {name}")))
-            .await
-            .expect("create the test database");
-        conn.close().await.ok();
-        let pool = PgPoolOptions::new()
-            .max_connections(20)
-            .connect_with(admin.clone().database(&name))
-            .await
-            .expect("connect to the test database");
-        Migrator::new(migrations("postgres"))
-            .await
-            .expect("read the Postgres migrations")
-            .run(&pool)
-            .await
-            .expect("apply the Postgres migrations");
-        Some(PostgresDb { pool, admin, name })
-    }
-}
-
-impl Drop for PostgresDb {
-    fn drop(&mut self) {
-        // Drop cannot await, and the test's runtime may be shutting down:
-        // drop the database from a thread with its own small runtime.
-        let (admin, name) = (self.admin.clone(), self.name.clone());
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime to drop the test database");
-            runtime.block_on(async move {
-                let mut conn = admin.connect().await?;
-                conn.execute(AssertSqlSafe(format!(
-                    "drop database if exists {name} with (force)"
-                )))
-                .await?;
-                conn.close().await
-            })
-        })
-        .join();
-        if !matches!(dropped, Ok(Ok(()))) {
-            eprintln!("could not drop test database {}: {dropped:?}", self.name);
-        }
-    }
 }
 
 /// The audit queries of `docs/rewards.md` that must return no rows and need
@@ -221,6 +101,61 @@ macro_rules! ledger_tests {
                 ledger::entries(&mut conn, account, 1000)
                     .await
                     .expect("read the entries")
+            }
+
+            async fn player(pool: &<Db as Pooled>::Pool, kind: &str) -> Uuid {
+                let id = Uuid::new_v4();
+                sqlx::query("insert into players (id, kind, name, created_at) values ($1, $2, $3, 0)")
+                    .bind(id.to_string())
+                    .bind(kind)
+                    .bind(format!("{kind}-{}", id.simple()))
+                    .execute(pool)
+                    .await
+                    .expect("insert a player");
+                id
+            }
+
+            #[tokio::test]
+            async fn settling_pays_only_decisive_wins_between_two_different_accounts() {
+                let Some(db) = $db else { return };
+                let a = player(&db.pool, "account").await;
+                let b = player(&db.pool, "account").await;
+                let guest = player(&db.pool, "guest").await;
+                let computer = player(&db.pool, "computer").await;
+                let white_wins = |reason| GameResult { winner: Some(Color::White), reason };
+                let black_wins = |reason| GameResult { winner: Some(Color::Black), reason };
+                let drawn = |reason| GameResult { winner: None, reason };
+                let cases = [
+                    (Some(a), Some(b), white_wins(EndReason::Checkmate), Some(a)),
+                    (Some(a), Some(b), black_wins(EndReason::Resignation), Some(b)),
+                    (Some(b), Some(a), white_wins(EndReason::Timeout), Some(b)),
+                    (Some(a), Some(b), drawn(EndReason::Agreement), None),
+                    (Some(a), Some(b), drawn(EndReason::Stalemate), None),
+                    (Some(a), Some(b), drawn(EndReason::TimeoutVsInsufficientMaterial), None),
+                    (Some(a), Some(b), drawn(EndReason::Aborted), None),
+                    (Some(a), Some(guest), white_wins(EndReason::Checkmate), None),
+                    (Some(guest), Some(b), black_wins(EndReason::Checkmate), None),
+                    (Some(a), Some(computer), white_wins(EndReason::Checkmate), None),
+                    (Some(a), Some(a), white_wins(EndReason::Checkmate), None),
+                    (Some(a), None, white_wins(EndReason::Checkmate), None),
+                    (Some(a), Some(Uuid::new_v4()), white_wins(EndReason::Checkmate), None),
+                ];
+                for (white, black, result, payee) in cases {
+                    let game = Uuid::new_v4();
+                    let mut tx = $begin(&db.pool).await.expect("begin");
+                    let settled = ledger::settle_game(&mut tx, game, ByColor { white, black }, &result, noon())
+                        .await
+                        .expect("settle");
+                    tx.commit().await.expect("commit");
+                    let paid = settled.as_ref().map(|r| r.entry().account_id);
+                    assert_eq!(paid, payee, "{result:?} between {white:?} and {black:?}");
+                    if let Some(recorded) = settled {
+                        assert!(matches!(recorded, Recorded::New(ref e) if credited(e) && e.game_id == game));
+                    }
+                }
+                assert_eq!(total(&db.pool, a, noon()).await, 100);
+                assert_eq!(total(&db.pool, b, noon()).await, 200);
+                assert!(entries(&db.pool, guest).await.is_empty());
             }
 
             #[tokio::test]
@@ -427,17 +362,6 @@ macro_rules! ledger_tests {
             }
         }
     };
-}
-
-/// The pool type of each test database, so the macro can name it.
-trait Pooled {
-    type Pool;
-}
-impl Pooled for SqliteDb {
-    type Pool = SqlitePool;
-}
-impl Pooled for PostgresDb {
-    type Pool = PgPool;
 }
 
 async fn postgres_begin(

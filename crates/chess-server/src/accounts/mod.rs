@@ -10,9 +10,12 @@
 //!   verify for unknown users;
 //! - [`session`]: HS256 account tokens with a rotating key ring;
 //! - [`rate_limit`]: failed sign-ins per account and address, sign-ups and
-//!   game creation.
+//!   game creation;
+//! - [`store`]: the `accounts` and `account_sessions` tables, on SQLite and
+//!   Postgres (a guest who signs up keeps their player id and games).
 
 pub mod password;
 pub mod rate_limit;
 pub mod session;
+pub mod store;
 pub mod username;

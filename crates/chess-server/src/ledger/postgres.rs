@@ -8,12 +8,14 @@
 //! total. Two transactions writing the same game's entry meet on the unique
 //! index: the second waits for the first and then finds the conflict.
 
+use chess_game::GameResult;
+use chess_rules::ByColor;
 use sqlx::{Acquire, PgConnection, Postgres, Row, Transaction};
 use uuid::Uuid;
 
 use super::{
     DAILY_CAP_CENTS, DailyTotal, EntryStatus, LedgerEntry, LedgerError, REWARD_CENTS, Recorded,
-    UtcDay, decode_entry,
+    Seat, UtcDay, decode_entry,
 };
 
 /// Records the win of `game_id` by `account_id` at `now_ms` (unix ms) in
@@ -95,6 +97,46 @@ pub async fn record_win(
         status,
         created_at_ms: now_ms,
     }))
+}
+
+/// Settles a game that has just finished, in the transaction that stores
+/// its result: reads both players' kinds from the `players` table (the
+/// database's truth, not a cache that may predate a sign-up), asks
+/// [`super::reward_winner`] whether the game pays, and if so records the win
+/// with [`record_win`]. `None` when the game pays nothing.
+///
+/// # Errors
+/// [`LedgerError`] if a statement fails or a player row does not decode.
+pub async fn settle_game(
+    tx: &mut Transaction<'_, Postgres>,
+    game_id: Uuid,
+    seats: ByColor<Option<Uuid>>,
+    result: &GameResult,
+    now_ms: i64,
+) -> Result<Option<Recorded>, LedgerError> {
+    let white = seat(tx, seats.white).await?;
+    let black = seat(tx, seats.black).await?;
+    match super::reward_winner(result, ByColor { white, black }) {
+        Some(account_id) => record_win(tx, game_id, account_id, now_ms).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// What the `players` table says holds a seat. An empty seat or an unknown
+/// player counts as a guest: it never pays.
+async fn seat(conn: &mut PgConnection, player: Option<Uuid>) -> Result<Seat, LedgerError> {
+    let Some(player) = player else {
+        return Ok(Seat::Guest);
+    };
+    let kind: Option<String> = sqlx::query_scalar("select kind from players where id = $1")
+        .bind(player.to_string())
+        .fetch_optional(&mut *conn)
+        .await?;
+    Ok(match kind.as_deref() {
+        Some("account") => Seat::Account(player),
+        Some("computer") => Seat::Computer,
+        _ => Seat::Guest,
+    })
 }
 
 /// The entry of `game_id`, if it has one.

@@ -1,0 +1,259 @@
+//! Accounts in the database: the `accounts` and `account_sessions` tables.
+//!
+//! Every function takes a connection (a `&mut *transaction` works too), so
+//! the server runs them inside its own transactions. The SQL is the same
+//! text for both back-ends (both accept `$1` placeholders and `on conflict`);
+//! the [`account_queries!`] macro compiles it once per driver.
+
+use uuid::Uuid;
+
+use super::password::PasswordHash;
+use super::username::Username;
+
+/// A stored account.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    /// The account's player id.
+    pub player_id: Uuid,
+    /// The username as typed at sign-up.
+    pub username: String,
+    /// The current password hash.
+    pub password_hash: PasswordHash,
+}
+
+/// Why a sign-up was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum SignUpError {
+    /// Another account has this username (in any letter case).
+    #[error("that username is taken")]
+    UsernameTaken,
+    /// The player signing up is already an account (or the computer).
+    #[error("this player already has an account")]
+    AlreadyAnAccount,
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// A database failure reading or writing accounts.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountStoreError {
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A stored id is not a uuid.
+    #[error("corrupt account row: {0}")]
+    Corrupt(String),
+}
+
+fn account_row(
+    (player_id, username, password_hash): (String, String, String),
+) -> Result<AccountRow, AccountStoreError> {
+    Ok(AccountRow {
+        player_id: Uuid::parse_str(&player_id)
+            .map_err(|e| AccountStoreError::Corrupt(format!("{player_id:?}: {e}")))?,
+        username,
+        password_hash: PasswordHash::from_stored(password_hash),
+    })
+}
+
+/// Expands the account queries for one back-end.
+macro_rules! account_queries {
+    ($doc:literal, $module:ident, $connection:ty) => {
+        #[doc = $doc]
+        pub mod $module {
+            use uuid::Uuid;
+
+            use super::{AccountRow, AccountStoreError, PasswordHash, SignUpError, Username, account_row};
+
+            /// Makes `player_id` an account named `username`. A guest keeps
+            /// their id, so their games stay theirs; a new visitor's id is
+            /// created. Run it in a transaction: on an error, roll back.
+            ///
+            /// # Errors
+            /// [`SignUpError::UsernameTaken`] if the name's key is in use,
+            /// [`SignUpError::AlreadyAnAccount`] if the player is not a guest.
+            pub async fn sign_up(
+                conn: &mut $connection,
+                player_id: Uuid,
+                username: &Username,
+                hash: &PasswordHash,
+                now_ms: i64,
+            ) -> Result<(), SignUpError> {
+                let converted = sqlx::query(
+                    "insert into players (id, kind, name, created_at) values ($1, 'account', $2, $3) \
+                     on conflict (id) do update set kind = 'account', name = excluded.name \
+                     where players.kind = 'guest'",
+                )
+                .bind(player_id.to_string())
+                .bind(username.as_str())
+                .bind(now_ms)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+                if converted != 1 {
+                    return Err(SignUpError::AlreadyAnAccount);
+                }
+                let inserted = sqlx::query(
+                    "insert into accounts (player_id, username, username_key, password_hash, \
+                     created_at, password_changed_at) values ($1, $2, $3, $4, $5, $5)",
+                )
+                .bind(player_id.to_string())
+                .bind(username.as_str())
+                .bind(username.key())
+                .bind(hash.as_str())
+                .bind(now_ms)
+                .execute(&mut *conn)
+                .await;
+                match inserted {
+                    Ok(_) => Ok(()),
+                    Err(sqlx::Error::Database(error)) if error.is_unique_violation() => {
+                        Err(SignUpError::UsernameTaken)
+                    }
+                    Err(error) => Err(error.into()),
+                }
+            }
+
+            /// The account whose username has this key (see [`Username::key`]).
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the query fails or the row is corrupt.
+            pub async fn by_username(
+                conn: &mut $connection,
+                username: &Username,
+            ) -> Result<Option<AccountRow>, AccountStoreError> {
+                let row: Option<(String, String, String)> = sqlx::query_as(
+                    "select player_id, username, password_hash from accounts where username_key = $1",
+                )
+                .bind(username.key())
+                .fetch_optional(&mut *conn)
+                .await?;
+                row.map(account_row).transpose()
+            }
+
+            /// The account with this player id.
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the query fails or the row is corrupt.
+            pub async fn by_id(
+                conn: &mut $connection,
+                player_id: Uuid,
+            ) -> Result<Option<AccountRow>, AccountStoreError> {
+                let row: Option<(String, String, String)> = sqlx::query_as(
+                    "select player_id, username, password_hash from accounts where player_id = $1",
+                )
+                .bind(player_id.to_string())
+                .fetch_optional(&mut *conn)
+                .await?;
+                row.map(account_row).transpose()
+            }
+
+            /// Replaces the account's password hash (a change of password, or
+            /// an upgrade to current Argon2 parameters on sign-in).
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the update fails.
+            pub async fn set_password_hash(
+                conn: &mut $connection,
+                player_id: Uuid,
+                hash: &PasswordHash,
+                now_ms: i64,
+            ) -> Result<(), AccountStoreError> {
+                sqlx::query(
+                    "update accounts set password_hash = $2, password_changed_at = $3 \
+                     where player_id = $1",
+                )
+                .bind(player_id.to_string())
+                .bind(hash.as_str())
+                .bind(now_ms)
+                .execute(&mut *conn)
+                .await?;
+                Ok(())
+            }
+
+            /// Records a new sign-in `session_id` of the account.
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the insert fails.
+            pub async fn start_session(
+                conn: &mut $connection,
+                session_id: Uuid,
+                player_id: Uuid,
+                now_ms: i64,
+            ) -> Result<(), AccountStoreError> {
+                sqlx::query(
+                    "insert into account_sessions (id, player_id, created_at) values ($1, $2, $3)",
+                )
+                .bind(session_id.to_string())
+                .bind(player_id.to_string())
+                .bind(now_ms)
+                .execute(&mut *conn)
+                .await?;
+                Ok(())
+            }
+
+            /// Whether `session_id` exists and has not been ended.
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the query fails.
+            pub async fn session_is_active(
+                conn: &mut $connection,
+                session_id: Uuid,
+            ) -> Result<bool, AccountStoreError> {
+                let found: Option<String> = sqlx::query_scalar(
+                    "select id from account_sessions where id = $1 and ended_at is null",
+                )
+                .bind(session_id.to_string())
+                .fetch_optional(&mut *conn)
+                .await?;
+                Ok(found.is_some())
+            }
+
+            /// Ends one sign-in (sign-out).
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the update fails.
+            pub async fn end_session(
+                conn: &mut $connection,
+                session_id: Uuid,
+                now_ms: i64,
+            ) -> Result<(), AccountStoreError> {
+                sqlx::query(
+                    "update account_sessions set ended_at = $2 where id = $1 and ended_at is null",
+                )
+                .bind(session_id.to_string())
+                .bind(now_ms)
+                .execute(&mut *conn)
+                .await?;
+                Ok(())
+            }
+
+            /// Ends every sign-in of the account except `keep` (after a
+            /// password change, other devices must sign in again).
+            ///
+            /// # Errors
+            /// [`AccountStoreError`] if the update fails.
+            pub async fn end_other_sessions(
+                conn: &mut $connection,
+                player_id: Uuid,
+                keep: Option<Uuid>,
+                now_ms: i64,
+            ) -> Result<u64, AccountStoreError> {
+                let ended = sqlx::query(
+                    "update account_sessions set ended_at = $3 \
+                     where player_id = $1 and ended_at is null and id <> $2",
+                )
+                .bind(player_id.to_string())
+                .bind(keep.map(|id| id.to_string()).unwrap_or_default())
+                .bind(now_ms)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+                Ok(ended)
+            }
+        }
+    };
+}
+
+account_queries!("Accounts on SQLite.", sqlite, sqlx::SqliteConnection);
+account_queries!("Accounts on Postgres.", postgres, sqlx::PgConnection);
