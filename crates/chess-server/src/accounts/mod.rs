@@ -11,11 +11,14 @@
 //! - [`session`]: HS256 account tokens with a rotating key ring;
 //! - [`rate_limit`]: failed sign-ins per account and address, sign-ups and
 //!   game creation;
+//! - [`sign_in`]: the sign-in decision that reveals nothing about which
+//!   usernames exist;
 //! - [`store`]: the `accounts` and `account_sessions` tables, on SQLite and
 //!   Postgres (a guest who signs up keeps their player id and games).
 
 pub mod password;
 pub mod rate_limit;
 pub mod session;
+pub mod sign_in;
 pub mod store;
 pub mod username;
