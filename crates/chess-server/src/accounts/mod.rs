@@ -4,6 +4,7 @@
 //! Each module has one purpose and no knowledge of HTTP or the store, so the
 //! server's routes compose them:
 //!
+//! - [`http`]: the account endpoints, a router the server merges;
 //! - [`username`]: the parsed `Username` and its case-insensitive key;
 //! - [`password`]: length-checked `Password`, hashing and verifying in
 //!   `spawn_blocking` under a concurrency cap, rehash on sign-in, a dummy
@@ -16,6 +17,7 @@
 //! - [`store`]: the `accounts` and `account_sessions` tables, on SQLite and
 //!   Postgres (a guest who signs up keeps their player id and games).
 
+pub mod http;
 pub mod password;
 pub mod rate_limit;
 pub mod session;

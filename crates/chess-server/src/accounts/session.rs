@@ -340,6 +340,20 @@ impl Sessions {
         self.sign(account_id, Uuid::new_v4(), now, now)
     }
 
+    /// A token for a fresh sign-in of `account_id` recorded under
+    /// `session_id` (so the server can end it), at `now` (unix seconds).
+    ///
+    /// # Errors
+    /// Only if signing fails.
+    pub fn issue_for(
+        &self,
+        account_id: Uuid,
+        session_id: Uuid,
+        now: u64,
+    ) -> Result<String, jsonwebtoken::errors::Error> {
+        self.sign(account_id, session_id, now, now)
+    }
+
     /// A fresh token for the same sign-in as `session`, or `None` once the
     /// sign-in is older than [`MAX_SIGN_IN_AGE`].
     ///

@@ -1,0 +1,614 @@
+//! The account endpoints: sign up, sign in, sign out, change password, the
+//! signed-in account and its rewards (`docs/protocol.md`, "Accounts").
+//!
+//! They form their own router over [`Accounts`], which the server merges
+//! into its own. Every failure is an [`ApiError`] with a stable code; sign-in
+//! failures are one `401 invalid_credentials` whatever went wrong, and
+//! database or hashing failures are an opaque `500` with the cause logged.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use axum::extract::{ConnectInfo, FromRequestParts, State};
+use axum::http::header::{COOKIE, RETRY_AFTER, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+use sqlx::{PgPool, SqlitePool};
+use uuid::Uuid;
+
+use super::password::{Password, PasswordHasher};
+use super::rate_limit::{AddressKey, RateLimiter, RetryAfter, SIGN_UPS_PER_ADDRESS, SignInLimits};
+use super::session::{SESSION_COOKIE, Session, Sessions};
+use super::sign_in::{SignInError, sign_in};
+use super::store::{AccountRow, AccountStoreError, SignUpError};
+use super::username::Username;
+use crate::error::ApiError;
+use crate::identity::GuestTokens;
+use crate::ledger::{self, LedgerEntry, LedgerError, UtcDay};
+use crate::routes::JsonBody;
+
+/// How many ledger entries `GET /api/account/rewards` lists.
+const REWARD_ENTRIES_SHOWN: u32 = 100;
+
+/// The database the account endpoints use.
+#[derive(Clone, Debug)]
+pub enum AccountsDb {
+    /// The embedded default.
+    Sqlite(SqlitePool),
+    /// Shared by several nodes.
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$module` naming the back-end's account queries and
+/// `$tx` a write transaction on it (SQLite's takes the write lock at once).
+/// The body is compiled once per back-end.
+macro_rules! in_transaction {
+    ($db:expr, |$tx:ident, $module:ident| $body:expr) => {
+        match $db {
+            AccountsDb::Sqlite(pool) => {
+                use crate::accounts::store::sqlite as $module;
+                let mut $tx = ledger::sqlite::begin_immediate(pool)
+                    .await
+                    .map_err(internal)?;
+                $body
+            }
+            AccountsDb::Postgres(pool) => {
+                use crate::accounts::store::postgres as $module;
+                let mut $tx = pool.begin().await.map_err(internal)?;
+                $body
+            }
+        }
+    };
+}
+
+/// What the account endpoints need.
+#[derive(Clone)]
+pub struct Accounts {
+    db: AccountsDb,
+    hasher: PasswordHasher,
+    sessions: Arc<Sessions>,
+    guests: GuestTokens,
+    sign_in_limits: Arc<SignInLimits>,
+    sign_up_limits: Arc<RateLimiter<AddressKey>>,
+    secure_cookies: bool,
+}
+
+impl std::fmt::Debug for Accounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Accounts")
+            .field("db", &self.db)
+            .field("secure_cookies", &self.secure_cookies)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Accounts {
+    /// The account endpoints' state. `secure_cookies` adds `Secure` to the
+    /// session cookie (set it when served over TLS).
+    pub fn new(
+        db: AccountsDb,
+        hasher: PasswordHasher,
+        sessions: Sessions,
+        guests: GuestTokens,
+        secure_cookies: bool,
+    ) -> Accounts {
+        Accounts {
+            db,
+            hasher,
+            sessions: Arc::new(sessions),
+            guests,
+            sign_in_limits: Arc::new(SignInLimits::default()),
+            sign_up_limits: Arc::new(RateLimiter::new(SIGN_UPS_PER_ADDRESS)),
+            secure_cookies,
+        }
+    }
+
+    /// The verified, still active session of a request, if any.
+    ///
+    /// # Errors
+    /// An internal [`ApiError`] if the database fails.
+    pub async fn session_of(&self, headers: &HeaderMap) -> Result<Option<Session>, ApiError> {
+        let Some(token) = cookie_value(headers, SESSION_COOKIE) else {
+            return Ok(None);
+        };
+        let Ok(session) = self.sessions.verify(&token, unix_secs()) else {
+            return Ok(None);
+        };
+        let active = match &self.db {
+            AccountsDb::Sqlite(pool) => {
+                let mut conn = pool.acquire().await.map_err(internal)?;
+                super::store::sqlite::session_is_active(&mut conn, session.session_id).await
+            }
+            AccountsDb::Postgres(pool) => {
+                let mut conn = pool.acquire().await.map_err(internal)?;
+                super::store::postgres::session_is_active(&mut conn, session.session_id).await
+            }
+        }
+        .map_err(internal)?;
+        Ok(active.then_some(session))
+    }
+
+    fn session_cookie(&self, token: &str, max_age_secs: u64) -> HeaderValue {
+        let secure = if self.secure_cookies { "; Secure" } else { "" };
+        let value = format!(
+            "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
+        );
+        // A JWT is base64url and dots: always a valid header value.
+        HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
+    }
+
+    fn signed_in_response(
+        &self,
+        status: StatusCode,
+        account: &AccountRow,
+        token: &str,
+    ) -> Response {
+        let mut response = (
+            status,
+            Json(
+                json!({ "id": account.player_id, "username": account.username, "kind": "account" }),
+            ),
+        )
+            .into_response();
+        let cookie = self.session_cookie(token, self.sessions.lifetime().as_secs());
+        response.headers_mut().append(SET_COOKIE, cookie);
+        response
+    }
+}
+
+/// The account routes, to merge into the server's router.
+pub fn router(accounts: Accounts) -> Router {
+    Router::new()
+        .route("/api/account", get(current_account))
+        .route("/api/account/sign-up", post(sign_up))
+        .route("/api/account/sign-in", post(sign_in_route))
+        .route("/api/account/sign-out", post(sign_out))
+        .route("/api/account/password", post(change_password))
+        .route("/api/account/rewards", get(rewards))
+        .with_state(accounts)
+}
+
+/// The client's address, from the connection (the server must be served with
+/// connect info; without it every client shares one address bucket).
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddress(pub IpAddr);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _: &S,
+    ) -> Result<ClientAddress, Self::Rejection> {
+        let address = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+        Ok(ClientAddress(address))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Credentials {
+    username: String,
+    password: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PasswordChange {
+    current_password: String,
+    new_password: String,
+}
+
+/// A failure of an account endpoint.
+#[derive(Debug)]
+enum Failure {
+    Api(ApiError),
+    TooMany(RetryAfter),
+}
+
+impl From<ApiError> for Failure {
+    fn from(error: ApiError) -> Failure {
+        Failure::Api(error)
+    }
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        match self {
+            Failure::Api(error) => error.into_response(),
+            Failure::TooMany(retry) => {
+                let seconds = retry.0.as_secs_f64().ceil().max(1.0).to_string();
+                let mut response = ApiError::client(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_requests",
+                    retry.to_string(),
+                )
+                .into_response();
+                if let Ok(value) = HeaderValue::from_str(&seconds) {
+                    response.headers_mut().insert(RETRY_AFTER, value);
+                }
+                response
+            }
+        }
+    }
+}
+
+fn internal(error: impl std::error::Error + Send + Sync + 'static) -> ApiError {
+    ApiError::Internal(Box::new(error))
+}
+
+fn invalid_credentials() -> Failure {
+    Failure::Api(ApiError::client(
+        StatusCode::UNAUTHORIZED,
+        "invalid_credentials",
+        "wrong username or password",
+    ))
+}
+
+fn not_signed_in() -> Failure {
+    Failure::Api(ApiError::client(
+        StatusCode::UNAUTHORIZED,
+        "not_signed_in",
+        "sign in to an account first",
+    ))
+}
+
+fn unix_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+fn unix_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// `POST /api/account/sign-up`: makes the visitor (their guest identity, if
+/// they have one, so they keep their games) an account, and signs it in.
+async fn sign_up(
+    State(accounts): State<Accounts>,
+    ClientAddress(address): ClientAddress,
+    headers: HeaderMap,
+    JsonBody(credentials): JsonBody<Credentials>,
+) -> Result<Response, Failure> {
+    let username = Username::parse(&credentials.username).map_err(|error| {
+        ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_username",
+            error.to_string(),
+        )
+    })?;
+    let password = Password::parse(credentials.password).map_err(|error| {
+        ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_password",
+            error.to_string(),
+        )
+    })?;
+    accounts
+        .sign_up_limits
+        .hit(AddressKey::from(address), Instant::now())
+        .map_err(Failure::TooMany)?;
+    let player_id = accounts
+        .guests
+        .from_headers(&headers)
+        .map_or_else(|_| Uuid::new_v4(), |guest| guest.id);
+    let hash = accounts.hasher.hash(&password).await.map_err(internal)?;
+    let now_ms = unix_ms();
+    let session_id = Uuid::new_v4();
+    in_transaction!(&accounts.db, |tx, store| {
+        match store::sign_up(&mut tx, player_id, &username, &hash, now_ms).await {
+            Ok(()) => {}
+            Err(SignUpError::UsernameTaken) => {
+                return Err(ApiError::client(
+                    StatusCode::CONFLICT,
+                    "username_taken",
+                    "that username is taken",
+                )
+                .into());
+            }
+            Err(SignUpError::AlreadyAnAccount) => {
+                return Err(ApiError::client(
+                    StatusCode::CONFLICT,
+                    "already_an_account",
+                    "you are already signed up; sign in instead",
+                )
+                .into());
+            }
+            Err(SignUpError::Database(error)) => return Err(internal(error).into()),
+        }
+        store::start_session(&mut tx, session_id, player_id, now_ms)
+            .await
+            .map_err(internal)?;
+        tx.commit().await.map_err(internal)?;
+    });
+    let token = accounts
+        .sessions
+        .issue_for(player_id, session_id, unix_secs())
+        .map_err(internal)?;
+    let account = AccountRow {
+        player_id,
+        username: username.as_str().to_owned(),
+        password_hash: hash,
+    };
+    Ok(accounts.signed_in_response(StatusCode::CREATED, &account, &token))
+}
+
+/// `POST /api/account/sign-in`.
+async fn sign_in_route(
+    State(accounts): State<Accounts>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(credentials): JsonBody<Credentials>,
+) -> Result<Response, Failure> {
+    let (Ok(username), Ok(password)) = (
+        Username::parse(&credentials.username),
+        Password::parse(credentials.password.clone()),
+    ) else {
+        // No account can have a malformed name or password; still spend a
+        // verification so the answer takes the usual time.
+        let filler = Password::parse("x".repeat(16)).map_err(internal)?;
+        accounts
+            .hasher
+            .verify(&filler, None)
+            .await
+            .map_err(internal)?;
+        return Err(invalid_credentials());
+    };
+    let account = lookup(&accounts.db, &username).await?;
+    let signed_in = match sign_in(
+        &accounts.hasher,
+        &accounts.sign_in_limits,
+        &username,
+        &password,
+        account.as_ref(),
+        address,
+        Instant::now(),
+    )
+    .await
+    {
+        Ok(signed_in) => signed_in,
+        Err(SignInError::InvalidCredentials) => return Err(invalid_credentials()),
+        Err(SignInError::TooManyAttempts(retry)) => return Err(Failure::TooMany(retry)),
+        Err(SignInError::Hashing(error)) => return Err(internal(error).into()),
+    };
+    let Some(account) = account else {
+        return Err(invalid_credentials());
+    };
+    let now_ms = unix_ms();
+    let session_id = Uuid::new_v4();
+    in_transaction!(&accounts.db, |tx, store| {
+        if let Some(upgraded) = &signed_in.upgraded_hash {
+            store::set_password_hash(&mut tx, signed_in.player_id, upgraded, now_ms)
+                .await
+                .map_err(internal)?;
+        }
+        store::start_session(&mut tx, session_id, signed_in.player_id, now_ms)
+            .await
+            .map_err(internal)?;
+        tx.commit().await.map_err(internal)?;
+    });
+    let token = accounts
+        .sessions
+        .issue_for(signed_in.player_id, session_id, unix_secs())
+        .map_err(internal)?;
+    Ok(accounts.signed_in_response(StatusCode::OK, &account, &token))
+}
+
+async fn lookup(db: &AccountsDb, username: &Username) -> Result<Option<AccountRow>, ApiError> {
+    let found: Result<_, AccountStoreError> = match db {
+        AccountsDb::Sqlite(pool) => {
+            let mut conn = pool.acquire().await.map_err(internal)?;
+            super::store::sqlite::by_username(&mut conn, username).await
+        }
+        AccountsDb::Postgres(pool) => {
+            let mut conn = pool.acquire().await.map_err(internal)?;
+            super::store::postgres::by_username(&mut conn, username).await
+        }
+    };
+    found.map_err(internal)
+}
+
+async fn lookup_id(db: &AccountsDb, player_id: Uuid) -> Result<Option<AccountRow>, ApiError> {
+    let found: Result<_, AccountStoreError> = match db {
+        AccountsDb::Sqlite(pool) => {
+            let mut conn = pool.acquire().await.map_err(internal)?;
+            super::store::sqlite::by_id(&mut conn, player_id).await
+        }
+        AccountsDb::Postgres(pool) => {
+            let mut conn = pool.acquire().await.map_err(internal)?;
+            super::store::postgres::by_id(&mut conn, player_id).await
+        }
+    };
+    found.map_err(internal)
+}
+
+/// `POST /api/account/sign-out`: ends the session (its token stops working
+/// everywhere) and clears the cookie. Always `204`, signed in or not.
+async fn sign_out(
+    State(accounts): State<Accounts>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    if let Some(session) = accounts.session_of(&headers).await? {
+        let now_ms = unix_ms();
+        in_transaction!(&accounts.db, |tx, store| {
+            store::end_session(&mut tx, session.session_id, now_ms)
+                .await
+                .map_err(internal)?;
+            tx.commit().await.map_err(internal)?;
+        });
+    }
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response
+        .headers_mut()
+        .append(SET_COOKIE, accounts.session_cookie("", 0));
+    Ok(response)
+}
+
+/// `POST /api/account/password`: needs the current password; ends every
+/// other session of the account.
+async fn change_password(
+    State(accounts): State<Accounts>,
+    ClientAddress(address): ClientAddress,
+    headers: HeaderMap,
+    JsonBody(change): JsonBody<PasswordChange>,
+) -> Result<Response, Failure> {
+    let session = accounts
+        .session_of(&headers)
+        .await?
+        .ok_or_else(not_signed_in)?;
+    let new_password = Password::parse(change.new_password).map_err(|error| {
+        ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_password",
+            error.to_string(),
+        )
+    })?;
+    let account = lookup_id(&accounts.db, session.account_id)
+        .await?
+        .ok_or_else(not_signed_in)?;
+    let username = Username::parse(&account.username).map_err(internal)?;
+    let current = Password::parse(change.current_password).map_err(|_| invalid_credentials())?;
+    match sign_in(
+        &accounts.hasher,
+        &accounts.sign_in_limits,
+        &username,
+        &current,
+        Some(&account),
+        address,
+        Instant::now(),
+    )
+    .await
+    {
+        Ok(_) => {}
+        Err(SignInError::InvalidCredentials) => return Err(invalid_credentials()),
+        Err(SignInError::TooManyAttempts(retry)) => return Err(Failure::TooMany(retry)),
+        Err(SignInError::Hashing(error)) => return Err(internal(error).into()),
+    }
+    let hash = accounts
+        .hasher
+        .hash(&new_password)
+        .await
+        .map_err(internal)?;
+    let now_ms = unix_ms();
+    in_transaction!(&accounts.db, |tx, store| {
+        store::set_password_hash(&mut tx, session.account_id, &hash, now_ms)
+            .await
+            .map_err(internal)?;
+        store::end_other_sessions(
+            &mut tx,
+            session.account_id,
+            Some(session.session_id),
+            now_ms,
+        )
+        .await
+        .map_err(internal)?;
+        tx.commit().await.map_err(internal)?;
+    });
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET /api/account`: the signed-in account; renews the session cookie
+/// once the token is past half its life.
+async fn current_account(
+    State(accounts): State<Accounts>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let session = accounts
+        .session_of(&headers)
+        .await?
+        .ok_or_else(not_signed_in)?;
+    let account = lookup_id(&accounts.db, session.account_id)
+        .await?
+        .ok_or_else(not_signed_in)?;
+    let now = unix_secs();
+    if session.needs_renewal(now)
+        && let Some(token) = accounts.sessions.renew(&session, now).map_err(internal)?
+    {
+        return Ok(accounts.signed_in_response(StatusCode::OK, &account, &token));
+    }
+    Ok(
+        Json(json!({ "id": account.player_id, "username": account.username, "kind": "account" }))
+            .into_response(),
+    )
+}
+
+/// `GET /api/account/rewards`: today's (UTC) total against the cap, and the
+/// newest entries.
+async fn rewards(
+    State(accounts): State<Accounts>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let session = accounts
+        .session_of(&headers)
+        .await?
+        .ok_or_else(not_signed_in)?;
+    let today = UtcDay::from_unix_ms(unix_ms());
+    let read: Result<_, LedgerError> = match &accounts.db {
+        AccountsDb::Sqlite(pool) => {
+            let mut conn = pool.acquire().await.map_err(internal)?;
+            match ledger::sqlite::daily_total(&mut conn, session.account_id, today).await {
+                Ok(total) => {
+                    ledger::sqlite::entries(&mut conn, session.account_id, REWARD_ENTRIES_SHOWN)
+                        .await
+                        .map(|entries| (total, entries))
+                }
+                Err(error) => Err(error),
+            }
+        }
+        AccountsDb::Postgres(pool) => {
+            let mut conn = pool.acquire().await.map_err(internal)?;
+            match ledger::postgres::daily_total(&mut conn, session.account_id, today).await {
+                Ok(total) => {
+                    ledger::postgres::entries(&mut conn, session.account_id, REWARD_ENTRIES_SHOWN)
+                        .await
+                        .map(|entries| (total, entries))
+                }
+                Err(error) => Err(error),
+            }
+        }
+    };
+    let (total, entries) = read.map_err(internal)?;
+    let entries: Vec<_> = entries.iter().map(entry_json).collect();
+    Ok(Json(json!({
+        "day": total.day.to_string(),
+        "total_cents": total.total_cents,
+        "cap_cents": total.cap_cents,
+        "entries": entries,
+    }))
+    .into_response())
+}
+
+fn entry_json(entry: &LedgerEntry) -> serde_json::Value {
+    json!({
+        "game_id": entry.game_id,
+        "amount_cents": entry.amount_cents,
+        "day": entry.day.to_string(),
+        "status": entry.status.code(),
+        "created_at": entry.created_at_ms,
+    })
+}
