@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::model::PlayerKind;
 use crate::settings::Secret;
 use crate::startup::AppState;
 
@@ -176,12 +177,40 @@ pub fn set_cookie(headers: &mut HeaderMap, tokens: &GuestTokens, token: &str) {
     headers.append(SET_COOKIE, tokens.cookie(token));
 }
 
+/// Who a request acts as: the signed-in account if its session cookie is
+/// valid and not signed out, else the guest of a guest cookie. A guest
+/// cookie whose player has since become an account no longer counts (after
+/// signing out, that browser is a new guest, not the account).
+///
+/// # Errors
+/// [`IdentityError`] when neither cookie verifies; an internal error if the
+/// database fails.
+pub async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Identity, ApiError> {
+    if let Some(session) = state.accounts.session_of(headers).await? {
+        let name = state
+            .store
+            .player(session.account_id)
+            .await?
+            .map(|player| player.name)
+            .unwrap_or_default();
+        return Ok(Identity {
+            id: session.account_id,
+            name,
+        });
+    }
+    let guest = state.tokens.from_headers(headers)?;
+    match state.store.player(guest.id).await? {
+        Some(player) if player.kind == PlayerKind::Account => Err(IdentityError::Invalid.into()),
+        _ => Ok(guest),
+    }
+}
+
 /// Extractor: the verified identity of the request, or `401`.
 impl FromRequestParts<AppState> for Identity {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Identity, ApiError> {
-        Ok(state.tokens.from_headers(&parts.headers)?)
+        resolve(state, &parts.headers).await
     }
 }
 
@@ -196,9 +225,7 @@ impl FromRequestParts<AppState> for MaybeIdentity {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<MaybeIdentity, std::convert::Infallible> {
-        Ok(MaybeIdentity(
-            state.tokens.from_headers(&parts.headers).ok(),
-        ))
+        Ok(MaybeIdentity(resolve(state, &parts.headers).await.ok()))
     }
 }
 

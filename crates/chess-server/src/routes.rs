@@ -101,7 +101,7 @@ async fn player_of(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
 }
 
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    if let Ok(identity) = state.tokens.from_headers(&headers) {
+    if let Ok(identity) = crate::identity::resolve(&state, &headers).await {
         let player = player_of(&state, &identity).await?;
         return Ok(
             Json(json!({ "id": player.id, "name": player.name, "kind": player.kind }))
@@ -122,6 +122,21 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Respons
         Json(json!({ "id": player.id, "name": player.name, "kind": player.kind })).into_response();
     set_cookie(response.headers_mut(), &state.tokens, &token);
     Ok(response)
+}
+
+/// `429 too_many_requests` when the player has created too many games in the
+/// last minute (seeks, challenges, local and computer games all count).
+fn limit_game_creation(state: &AppState, identity: &Identity) -> Result<(), ApiError> {
+    state
+        .game_limits
+        .hit(identity.id, std::time::Instant::now())
+        .map_err(|retry| {
+            ApiError::client(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_requests",
+                retry.to_string(),
+            )
+        })
 }
 
 fn parse_id(text: &str, not_found: fn() -> ApiError) -> Result<Uuid, ApiError> {
@@ -206,6 +221,7 @@ async fn create_seek(
     JsonBody(request): JsonBody<SeekRequest>,
 ) -> Result<Response, ApiError> {
     let tc = parse_time_control(request.time_control)?;
+    limit_game_creation(&state, &identity)?;
     let player = player_of(&state, &identity).await?;
     match state
         .lobby
@@ -308,6 +324,7 @@ async fn create_challenge(
     JsonBody(request): JsonBody<ChallengeRequest>,
 ) -> Result<Response, ApiError> {
     let spec = spec_of(request.time_control, request.fen.as_deref(), false)?;
+    limit_game_creation(&state, &identity)?;
     let player = player_of(&state, &identity).await?;
     let (white, black) = match request.color.resolve() {
         Color::White => (Some(player), None),
@@ -340,6 +357,7 @@ async fn create_local(
     JsonBody(request): JsonBody<LocalRequest>,
 ) -> Result<Response, ApiError> {
     let spec = spec_of(request.time_control, request.fen.as_deref(), true)?;
+    limit_game_creation(&state, &identity)?;
     let player = player_of(&state, &identity).await?;
     let live = state
         .hub
@@ -375,6 +393,7 @@ async fn create_computer(
         )
     })?;
     let spec = spec_of(request.time_control, None, true)?;
+    limit_game_creation(&state, &identity)?;
     let player = player_of(&state, &identity).await?;
     let computer = computer_player(level);
     let (white, black) = match request.color.resolve() {

@@ -36,6 +36,17 @@ pub struct Settings {
     #[arg(long, env = "CHESS_SECRET", hide_env_values = true)]
     pub secret: Option<Secret>,
 
+    /// Account session signing keys: `kid:secret` entries (secrets of at least
+    /// 32 bytes), comma separated, the signing key first; older keys still
+    /// verify, which is how keys rotate. When unset, sessions are signed with
+    /// the server secret above.
+    #[arg(long, env = "SESSION_KEYS", hide_env_values = true)]
+    pub session_keys: Option<String>,
+
+    /// Mark the session cookie `Secure` (set this when served over HTTPS).
+    #[arg(long, env = "SECURE_COOKIES", default_value_t = false)]
+    pub secure_cookies: bool,
+
     /// Milliseconds each side has to make its first move before the server aborts
     /// the game (online timed games).
     #[arg(long, env = "FIRST_MOVE_DEADLINE_MS", default_value_t = 30_000)]
@@ -78,6 +89,8 @@ impl fmt::Debug for Settings {
             .field("database_url", &redact_url(&self.database_url))
             .field("data_dir", &self.data_dir)
             .field("secret", &self.secret)
+            .field("session_keys", &self.session_keys.as_ref().map(|_| "***"))
+            .field("secure_cookies", &self.secure_cookies)
             .field("first_move_deadline_ms", &self.first_move_deadline_ms)
             .field("allowed_origins", &self.allowed_origins)
             .field("web_dir", &self.web_dir)

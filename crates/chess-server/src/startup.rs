@@ -14,11 +14,18 @@ use tokio::sync::watch;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
+use crate::accounts::http::Accounts;
+use crate::accounts::password::{HashingError, PasswordHasher};
+use crate::accounts::rate_limit::{GAMES_PER_PLAYER, RateLimiter};
+use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions};
 use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
+
+/// Argon2 hashes computed at once (each takes 19 MiB): one per core.
+const MAX_CONCURRENT_HASHES: usize = 2;
 
 /// Largest JSON body the API accepts.
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -30,6 +37,11 @@ const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 #[derive(Clone, Debug)]
 pub struct AppState {
     pub store: Store,
+    /// Account endpoints and sessions (issue 5).
+    pub accounts: Accounts,
+    /// Games (seeks, challenges, local and computer games) one player may
+    /// create per minute.
+    pub game_limits: Arc<RateLimiter<uuid::Uuid>>,
     pub hub: Arc<Hub>,
     pub lobby: Arc<Lobby>,
     pub tokens: GuestTokens,
@@ -50,6 +62,10 @@ pub enum StartupError {
     },
     #[error("signing key: {0}")]
     Key(#[from] jsonwebtoken::errors::Error),
+    #[error("session keys: {0}")]
+    SessionKeys(#[from] KeyRingError),
+    #[error("password hashing: {0}")]
+    Hashing(#[from] HashingError),
     #[error("secret file {path}: {source}")]
     Secret {
         path: PathBuf,
@@ -107,11 +123,28 @@ impl Application {
         } else {
             settings.allowed_origins.clone()
         };
+        // Without SESSION_KEYS the server secret signs sessions too; it
+        // already passed its own length rule (or was generated), so the
+        // strength checks meant for hand-written keys are relaxed.
+        let ring = match settings.session_keys.as_deref() {
+            Some(keys) => KeyRing::from_config(Some(keys), Mode::Production)?,
+            None => KeyRing::single("main", secret.expose())?,
+        };
+        let tokens = GuestTokens::new(&secret)?;
+        let accounts = Accounts::new(
+            store.accounts_db(),
+            PasswordHasher::owasp(MAX_CONCURRENT_HASHES)?,
+            Sessions::new(ring),
+            tokens.clone(),
+            settings.secure_cookies,
+        );
         let state = AppState {
             store: store.clone(),
+            accounts: accounts.clone(),
+            game_limits: Arc::new(RateLimiter::new(GAMES_PER_PLAYER)),
             lobby: Arc::new(Lobby::new(Arc::clone(&hub))),
             hub,
-            tokens: GuestTokens::new(&secret)?,
+            tokens,
             allowed_origins: Arc::new(allowed_origins),
             socket_limits: SocketLimits {
                 max_message_bytes: settings.ws_max_message_bytes,
@@ -121,6 +154,7 @@ impl Application {
             web_dir: Arc::new(settings.web_dir.clone()),
         };
         let router = crate::routes::router(state)
+            .merge(crate::accounts::http::router(accounts))
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(TimeoutLayer::with_status_code(
                 axum::http::StatusCode::REQUEST_TIMEOUT,
@@ -187,7 +221,9 @@ impl Application {
             ..
         } = self;
         tracing::info!(recovered_games = self.recovered, "serving");
-        let result = axum::serve(listener, router)
+        // Connect info gives handlers the client address for rate limits.
+        let service = router.into_make_service_with_connect_info::<SocketAddr>();
+        let result = axum::serve(listener, service)
             .with_graceful_shutdown(async move {
                 signal.await;
                 tracing::info!("shutting down");

@@ -29,7 +29,7 @@ use super::sign_in::{SignInError, sign_in};
 use super::store::{AccountRow, AccountStoreError, SignUpError};
 use super::username::Username;
 use crate::error::ApiError;
-use crate::identity::GuestTokens;
+use crate::identity::{GUEST_COOKIE, GuestTokens};
 use crate::ledger::{self, LedgerEntry, LedgerError, UtcDay};
 use crate::routes::JsonBody;
 
@@ -463,9 +463,14 @@ async fn sign_out(
         });
     }
     let mut response = StatusCode::NO_CONTENT.into_response();
-    response
-        .headers_mut()
-        .append(SET_COOKIE, accounts.session_cookie("", 0));
+    let headers = response.headers_mut();
+    headers.append(SET_COOKIE, accounts.session_cookie("", 0));
+    // The guest cookie names the same player as the account (a guest who
+    // signed up): drop it too, the browser becomes a new guest.
+    let clear_guest = format!("{GUEST_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    if let Ok(value) = HeaderValue::from_str(&clear_guest) {
+        headers.append(SET_COOKIE, value);
+    }
     Ok(response)
 }
 

@@ -137,6 +137,26 @@ impl KeyRing {
         Ok(KeyRing { keys })
     }
 
+    /// A ring of one key, `kid`, with `secret` (at least
+    /// [`MIN_SECRET_BYTES`]), without the placeholder checks of
+    /// [`KeyRing::from_config`]: for a secret the server generated itself.
+    ///
+    /// # Errors
+    /// [`KeyRingError::BadKid`] or [`KeyRingError::TooShort`].
+    pub fn single(kid: &str, secret: &[u8]) -> Result<KeyRing, KeyRingError> {
+        check_kid(kid)?;
+        let too_short = || KeyRingError::TooShort {
+            kid: kid.to_owned(),
+            len: secret.len(),
+        };
+        if secret.len() < MIN_SECRET_BYTES {
+            return Err(too_short());
+        }
+        Ok(KeyRing {
+            keys: vec![Key::new(kid, secret).ok_or_else(too_short)?],
+        })
+    }
+
     /// A ring of one random 256-bit key, for development and tests.
     pub fn generated() -> KeyRing {
         let mut secret = [0u8; MIN_SECRET_BYTES];

@@ -338,9 +338,30 @@ impl LiveGame {
             row.rematch_id = Some(new_row.id);
         }
 
-        let written = match &rematch {
-            Some((new_row, _)) => host.store().insert_rematch(&row, expected, new_row).await,
-            None => {
+        // The change that ends the game settles its reward in the same
+        // transaction (issue 5): exactly once, within the daily cap.
+        let ending = (entry.row.status != GameStatus::Finished
+            && row.status == GameStatus::Finished)
+            .then(|| next.result())
+            .flatten();
+        let written = match (&rematch, ending) {
+            (Some((new_row, _)), _) => host.store().insert_rematch(&row, expected, new_row).await,
+            (None, Some(result)) => host
+                .store()
+                .finish_game(&row, expected, &new_moves, &result, row.updated_at)
+                .await
+                .map(|recorded| {
+                    if let Some(recorded) = recorded {
+                        let entry = recorded.entry();
+                        tracing::info!(
+                            account = %entry.account_id,
+                            cents = entry.amount_cents,
+                            status = entry.status.code(),
+                            "reward settled"
+                        );
+                    }
+                }),
+            (None, None) => {
                 host.store()
                     .update_game(&row, expected, keep_moves, &new_moves)
                     .await

@@ -104,6 +104,13 @@ macro_rules! update_game_query {
     };
 }
 
+/// What [`Store::finish_game`] settles with the ledger.
+#[derive(Clone, Copy, Debug)]
+struct Settlement<'a> {
+    result: &'a chess_game::GameResult,
+    now_ms: i64,
+}
+
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -116,6 +123,14 @@ const GAME_COLUMNS: &str = "id, mode, white_id, black_id, computer_level, time_c
      result, state, version, rematch_of, rematch_id, created_at, updated_at";
 
 impl Store {
+    /// The same pools, for the account endpoints.
+    pub fn accounts_db(&self) -> crate::accounts::http::AccountsDb {
+        match &self.pool {
+            Pool::Sqlite(pool) => crate::accounts::http::AccountsDb::Sqlite(pool.clone()),
+            Pool::Postgres(pool) => crate::accounts::http::AccountsDb::Postgres(pool.clone()),
+        }
+    }
+
     /// Whether this store runs on Postgres (else SQLite).
     pub fn is_postgres(&self) -> bool {
         matches!(self.pool, Pool::Postgres(_))
@@ -293,38 +308,113 @@ impl Store {
         keep_moves: Option<u32>,
         new_moves: &[MoveRow],
     ) -> Result<()> {
-        with_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            let updated = update_game_query!(game, expected_version).execute(&mut *tx).await?;
-            if updated.rows_affected() != 1 {
-                tx.rollback().await?;
-                return Err(StoreError::Conflict);
-            }
-            if let Some(keep) = keep_moves {
-                sqlx::query("delete from moves where game_id = $1 and ply >= $2")
-                    .bind(game.id.to_string())
-                    .bind(i64::from(keep))
-                    .execute(&mut *tx)
+        self.write_game(game, expected_version, keep_moves, new_moves, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// Like [`Store::update_game`] for the change that ends a game with
+    /// `result`: in the same transaction, the reward ledger settles the game
+    /// (`ledger::*::settle_game`), so the result and any payment commit
+    /// together or not at all, and a game pays at most once whatever races.
+    /// On SQLite the transaction takes the write lock at its start
+    /// (`BEGIN IMMEDIATE`).
+    ///
+    /// # Errors
+    /// As [`Store::update_game`]; a ledger failure rolls everything back.
+    pub async fn finish_game(
+        &self,
+        game: &GameRow,
+        expected_version: i64,
+        new_moves: &[MoveRow],
+        result: &chess_game::GameResult,
+        now_ms: i64,
+    ) -> Result<Option<crate::ledger::Recorded>> {
+        let settlement = Settlement { result, now_ms };
+        self.write_game(game, expected_version, None, new_moves, Some(settlement))
+            .await
+    }
+
+    async fn write_game(
+        &self,
+        game: &GameRow,
+        expected_version: i64,
+        keep_moves: Option<u32>,
+        new_moves: &[MoveRow],
+        settlement: Option<Settlement<'_>>,
+    ) -> Result<Option<crate::ledger::Recorded>> {
+        /// The body, once per backend: `$tx` is the open transaction,
+        /// `$ledger` the backend's ledger module.
+        macro_rules! write_body {
+            ($tx:ident, $ledger:path) => {{
+                use $ledger as ledger;
+                let updated = update_game_query!(game, expected_version)
+                    .execute(&mut *$tx)
                     .await?;
+                if updated.rows_affected() != 1 {
+                    $tx.rollback().await?;
+                    return Err(StoreError::Conflict);
+                }
+                if let Some(keep) = keep_moves {
+                    sqlx::query("delete from moves where game_id = $1 and ply >= $2")
+                        .bind(game.id.to_string())
+                        .bind(i64::from(keep))
+                        .execute(&mut *$tx)
+                        .await?;
+                }
+                for mv in new_moves {
+                    sqlx::query(
+                        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+                         values ($1, $2, $3, $4, $5, $6, $7)",
+                    )
+                    .bind(game.id.to_string())
+                    .bind(mv.ply)
+                    .bind(&mv.uci)
+                    .bind(&mv.san)
+                    .bind(mv.clock_ms)
+                    .bind(mv.played_at)
+                    .bind(&mv.record)
+                    .execute(&mut *$tx)
+                    .await?;
+                }
+                let recorded = match settlement {
+                    Some(Settlement { result, now_ms }) => {
+                        let seats = chess_rules::ByColor {
+                            white: game.white_id,
+                            black: game.black_id,
+                        };
+                        ledger::settle_game(&mut $tx, game.id, seats, result, now_ms)
+                            .await
+                            .map_err(|error| match error {
+                                crate::ledger::LedgerError::Database(error) => {
+                                    StoreError::Database(error)
+                                }
+                                crate::ledger::LedgerError::Corrupt(what) => {
+                                    StoreError::Corrupt(what)
+                                }
+                            })?
+                    }
+                    None => None,
+                };
+                $tx.commit().await?;
+                recorded
+            }};
+        }
+        let recorded = match &self.pool {
+            Pool::Sqlite(pool) => {
+                let mut tx = if settlement.is_some() {
+                    crate::ledger::sqlite::begin_immediate(pool).await?
+                } else {
+                    pool.begin().await?
+                };
+                write_body!(tx, crate::ledger::sqlite)
             }
-            for mv in new_moves {
-                sqlx::query(
-                    "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-                     values ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind(game.id.to_string())
-                .bind(mv.ply)
-                .bind(&mv.uci)
-                .bind(&mv.san)
-                .bind(mv.clock_ms)
-                .bind(mv.played_at)
-                .bind(&mv.record)
-                .execute(&mut *tx)
-                .await?;
+            Pool::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                write_body!(tx, crate::ledger::postgres)
             }
-            tx.commit().await?;
-        });
-        Ok(())
+        };
+        Ok(recorded)
     }
 
     /// Stores the rematch `new_game` and, in the same transaction, the old game

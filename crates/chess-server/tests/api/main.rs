@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod accounts;
 mod bad_input;
 mod clocks;
 mod computer;
