@@ -520,6 +520,7 @@ async fn game_socket(
     let hub = Arc::clone(&state.hub);
     let limits = state.socket_limits;
     let viewer = viewer.map(|v| v.id);
+    let session_ends = state.accounts.session_watch(&headers);
     let span = tracing::info_span!("socket", game_id = %live.id);
     Ok(upgrade
         // Far above the protocol's limit: bigger frames get a polite error
@@ -527,7 +528,7 @@ async fn game_socket(
         .max_message_size(64 * 1024)
         .on_upgrade(move |socket| {
             tracing::Instrument::instrument(
-                crate::games::socket::serve(socket, hub, live, viewer, limits),
+                crate::games::socket::serve(socket, hub, live, viewer, limits, session_ends),
                 span,
             )
         }))

@@ -33,6 +33,9 @@ use crate::identity::{GUEST_COOKIE, GuestTokens};
 use crate::ledger::{self, LedgerEntry, LedgerError, UtcDay};
 use crate::routes::JsonBody;
 
+/// How often an open game socket re-checks its account session.
+pub const SESSION_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How many ledger entries `GET /api/account/rewards` lists.
 const REWARD_ENTRIES_SHOWN: u32 = 100;
 
@@ -132,6 +135,32 @@ impl Accounts {
         }
         .map_err(internal)?;
         Ok(active.then_some(session))
+    }
+
+    /// A future that completes when the account session in `headers` ends
+    /// (signed out, password changed elsewhere, or expired), checked every
+    /// [`SESSION_CHECK_EVERY`]; it never completes when `headers` carry no
+    /// live session (guests, spectators). Game sockets close on it.
+    pub fn session_watch(
+        &self,
+        headers: &HeaderMap,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        let accounts = self.clone();
+        let headers = headers.clone();
+        Box::pin(async move {
+            if !matches!(accounts.session_of(&headers).await, Ok(Some(_))) {
+                return std::future::pending().await;
+            }
+            let mut check = tokio::time::interval(SESSION_CHECK_EVERY);
+            check.tick().await;
+            loop {
+                check.tick().await;
+                // A database hiccup is not a sign-out: keep the socket.
+                if let Ok(None) = accounts.session_of(&headers).await {
+                    return;
+                }
+            }
+        })
     }
 
     fn session_cookie(&self, token: &str, max_age_secs: u64) -> HeaderValue {

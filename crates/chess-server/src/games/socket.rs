@@ -76,13 +76,19 @@ struct Connection {
     ping_sent: Option<Instant>,
 }
 
-/// Serves one game socket until the client leaves or the server stops.
+/// Completes when the account session a socket was opened with ends (see
+/// `Accounts::session_watch`); never for guests and spectators.
+pub type SessionEnds = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Serves one game socket until the client leaves, the server stops or the
+/// player's account session ends.
 pub async fn serve(
     socket: WebSocket,
     hub: Arc<Hub>,
     live: Arc<LiveGame>,
     viewer: Option<Uuid>,
     limits: SocketLimits,
+    session_ends: SessionEnds,
 ) {
     let seat = live.lock().await.seat_of(viewer);
     live.connected(seat).await;
@@ -99,7 +105,7 @@ pub async fn serve(
         ping_sent: None,
     };
     tracing::info!(?seat, "socket opened");
-    connection.run().await;
+    connection.run(session_ends).await;
     let Connection {
         hub, live, seat, ..
     } = connection;
@@ -109,7 +115,7 @@ pub async fn serve(
 }
 
 impl Connection {
-    async fn run(&mut self) {
+    async fn run(&mut self, mut session_ends: SessionEnds) {
         let mut outbox = self.live.subscribe();
         let mut shutdown = self.hub.shutdown_signal();
         let mut ping = tokio::time::interval(PING_EVERY);
@@ -140,6 +146,15 @@ impl Connection {
                     if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
                         return;
                     }
+                }
+                () = &mut session_ends => {
+                    // Signed out, password changed or token expired: the
+                    // socket no longer speaks for the account.
+                    let _ = self.socket.send(Message::Close(Some(CloseFrame {
+                        code: 4001,
+                        reason: Utf8Bytes::from_static("session ended"),
+                    }))).await;
+                    return;
                 }
                 _ = shutdown.changed() => {
                     let _ = self.socket.send(Message::Close(Some(CloseFrame {

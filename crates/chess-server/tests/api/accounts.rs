@@ -205,6 +205,33 @@ on_both_backends!(
     }
 );
 
+on_both_backends!(
+    signing_out_closes_the_accounts_game_sockets,
+    |app: TestApp| async move {
+        let (alice, bob) = two_accounts(&app).await;
+        let (game_id, mut white, _black) = game_between(&app, &alice, &bob).await;
+        let mut spectator = app.socket(&game_id, None).await;
+        spectator.hello().await;
+
+        let (status, _) = app
+            .send("POST", "/api/account/sign-out", Some(&alice.cookie), None)
+            .await;
+        assert_eq!(status, 204);
+
+        // Checked every 2 s: closed well within the wait.
+        assert!(white.closed_within(std::time::Duration::from_secs(8)).await);
+        // Others keep watching.
+        assert!(
+            !spectator
+                .closed_within(std::time::Duration::from_secs(3))
+                .await
+        );
+        // The signed-out token cannot open a new socket as the player.
+        let mut again = app.socket(&game_id, Some(&alice)).await;
+        assert_eq!(again.hello().await["seat"], "none");
+    }
+);
+
 /// Two servers on one Postgres end ten games won by one account at the same
 /// moment (five on each): still exactly $5.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

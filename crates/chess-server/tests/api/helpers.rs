@@ -483,6 +483,19 @@ impl Socket {
         }
     }
 
+    /// Whether the server closes the socket within `wait` (messages before
+    /// the close are skipped).
+    pub async fn closed_within(&mut self, wait: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
+                Err(_) => return false,
+                Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return true,
+                Ok(Some(Ok(_))) => {}
+            }
+        }
+    }
+
     /// The next message of type `kind`, skipping others.
     pub async fn recv_type(&mut self, kind: &str) -> Value {
         loop {
