@@ -1,12 +1,22 @@
 // HTTP calls to the server (docs/protocol.md, "HTTP API").
 
-/** An HTTP error from the server, with its stable code. */
+/**
+ * An HTTP error from the server, with its stable code and, for
+ * `too_many_requests`, the `Retry-After` wait in seconds (else null).
+ */
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter;
   }
+}
+
+/** `Retry-After` in seconds; null when absent or an HTTP date (the server sends seconds). */
+export function retryAfterSeconds(header) {
+  if (header == null || !/^\s*\d+\s*$/.test(header)) return null;
+  return Number(header);
 }
 
 async function request(method, path, body) {
@@ -26,7 +36,12 @@ async function request(method, path, body) {
   }
   if (!res.ok) {
     const err = data?.error;
-    throw new ApiError(res.status, err?.code ?? "http_error", err?.message ?? `HTTP ${res.status}`);
+    throw new ApiError(
+      res.status,
+      err?.code ?? "http_error",
+      err?.message ?? `HTTP ${res.status}`,
+      retryAfterSeconds(res.headers.get("retry-after")),
+    );
   }
   return data;
 }
@@ -48,6 +63,15 @@ export const createComputerGame = (level, color, timeControl) =>
 export const myGames = () => request("GET", "/api/games/mine");
 export const liveGames = () => request("GET", "/api/games/live");
 export const pgnUrl = (id) => `/api/games/${encodeURIComponent(id)}/pgn`;
+
+// Accounts and rewards (docs/protocol.md, "Accounts and rewards").
+export const signUp = (username, password) => request("POST", "/api/account/sign-up", { username, password });
+export const signIn = (username, password) => request("POST", "/api/account/sign-in", { username, password });
+export const signOut = () => request("POST", "/api/account/sign-out");
+export const changePassword = (currentPassword, newPassword) =>
+  request("POST", "/api/account/password", { current_password: currentPassword, new_password: newPassword });
+export const account = () => request("GET", "/api/account");
+export const rewards = () => request("GET", "/api/account/rewards");
 
 /** The ws:// or wss:// URL of a server path on this origin. */
 export function socketUrl(path) {

@@ -9,6 +9,7 @@ import { pieceSvg } from "./pieces.js";
 import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
 import { ClockView } from "./clock.js";
 import { ReconnectingSocket } from "./socket.js";
+import { showAccountLink } from "./header.js";
 import {
   applyServerMessage, availableControls, firstMoveNotice, moveRows, positionAt, resultText, seatColors,
 } from "./game-state.js";
@@ -530,7 +531,7 @@ async function main() {
     return;
   }
   try {
-    await api.me();
+    showAccountLink(await api.me());
   } catch {
     // Watching needs no identity; playing will report its own error.
   }

@@ -3,6 +3,8 @@
 import * as api from "./api.js";
 import { ReconnectingSocket } from "./socket.js";
 import { resultText } from "./game-state.js";
+import { showAccountLink } from "./header.js";
+import { identityText } from "./account-text.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
@@ -199,7 +201,10 @@ async function main() {
   fillTimeSelects();
   wire();
   const who = await attempt(api.me);
-  if (who) $("#me").textContent = `You are ${who.name}`;
+  if (who) {
+    $("#me").textContent = identityText(who);
+    showAccountLink(who);
+  }
   connectLobby();
   await refreshLists();
   setInterval(refreshLists, 10_000);

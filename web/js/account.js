@@ -1,0 +1,145 @@
+// The account page: sign up, sign in, sign out, change password, and the
+// signed-in account's rewards (docs/protocol.md, "Accounts and rewards").
+
+import * as api from "./api.js";
+import { showAccountLink } from "./header.js";
+import { accountErrorText, formatCents, rewardStatusText, todayText } from "./account-text.js";
+
+const $ = (sel) => document.querySelector(sel);
+
+/** Shows a message above the forms: an error (`alert`) or a confirmation. */
+function notice(text, kind = "error") {
+  const el = $("#account-notice");
+  el.hidden = !text;
+  el.textContent = text ?? "";
+  el.classList.toggle("ok", kind === "ok");
+}
+
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Runs a form's request with its button disabled (no double submits) and
+ * shows a failure in the words `accountErrorText` gives for `action`.
+ */
+async function submitting(form, action, request) {
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  notice(null);
+  try {
+    return await request();
+  } catch (err) {
+    notice(err instanceof api.ApiError ? accountErrorText(err, action) : String(err.message ?? err));
+    return null;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showSignedOut(who) {
+  showAccountLink(who);
+  $("#account-loading").hidden = true;
+  $("#signed-in").hidden = true;
+  $("#signed-out").hidden = false;
+}
+
+async function showSignedIn(username) {
+  showAccountLink({ kind: "account", name: username });
+  $("#account-loading").hidden = true;
+  $("#signed-out").hidden = true;
+  $("#signed-in").hidden = false;
+  $("#account-name").textContent = username;
+  await loadRewards();
+}
+
+function entryRow(entry, capCents) {
+  const game = `/game/${encodeURIComponent(entry.game_id)}`;
+  const when = new Date(entry.created_at);
+  return `<tr data-status="${esc(entry.status)}">
+    <td><a href="${esc(game)}">Game ${esc(String(entry.game_id).slice(0, 8))}</a></td>
+    <td class="amount">${esc(formatCents(entry.amount_cents))}</td>
+    <td>${esc(rewardStatusText(entry, capCents))}</td>
+    <td><time datetime="${esc(when.toISOString())}">${esc(when.toLocaleString())}</time></td>
+  </tr>`;
+}
+
+function renderRewards(rewards) {
+  $("#rewards-today").textContent = todayText(rewards);
+  const share = rewards.cap_cents > 0 ? Math.min(1, rewards.total_cents / rewards.cap_cents) : 0;
+  $("#rewards-bar").style.width = `${Math.round(share * 100)}%`;
+  $("#reward-entries").innerHTML = rewards.entries.length
+    ? rewards.entries.map((e) => entryRow(e, rewards.cap_cents)).join("")
+    : `<tr><td colspan="4" class="muted">No rewards yet. Win a game against another signed-in player to earn $1.</td></tr>`;
+}
+
+async function loadRewards() {
+  try {
+    renderRewards(await api.rewards());
+  } catch (err) {
+    if (err instanceof api.ApiError && err.code === "not_signed_in") {
+      // The session ended elsewhere (signed out, password changed): say so and offer the forms.
+      notice(accountErrorText(err, "load"));
+      showSignedOut(await api.me().catch(() => null));
+      return;
+    }
+    notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+  }
+}
+
+function wire() {
+  $("#sign-up-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    const created = await submitting(f, "sign-up", () => api.signUp(f.username.value, f.password.value));
+    if (!created) return;
+    f.reset();
+    await showSignedIn(created.username);
+    notice(`Welcome, ${created.username}: your account is ready.`, "ok");
+  });
+  $("#sign-in-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    const signedIn = await submitting(f, "sign-in", () => api.signIn(f.username.value, f.password.value));
+    if (!signedIn) return;
+    f.reset();
+    await showSignedIn(signedIn.username);
+  });
+  $("#password-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    const changed = await submitting(f, "password", async () => {
+      await api.changePassword(f.current.value, f.new.value);
+      return true;
+    });
+    if (!changed) return;
+    f.reset();
+    notice("Password changed. Your other sessions are signed out.", "ok");
+  });
+  $("#sign-out").addEventListener("click", async () => {
+    notice(null);
+    try {
+      await api.signOut();
+      // Signing out clears both cookies: this browser is a new guest from here on.
+      showSignedOut(await api.me());
+      notice("Signed out.", "ok");
+    } catch (err) {
+      notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+    }
+  });
+}
+
+async function main() {
+  wire();
+  try {
+    // Also creates the guest identity on a first visit, so a sign-up keeps this browser's games.
+    const who = await api.me();
+    if (who.kind === "account") await showSignedIn(who.name);
+    else showSignedOut(who);
+  } catch (err) {
+    $("#account-loading").hidden = true;
+    notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+  }
+}
+
+main();
