@@ -44,13 +44,14 @@ function showSignedOut(who) {
   $("#signed-out").hidden = false;
 }
 
+/** Shows the signed-in view once its rewards are loaded, so the page never shows a half-filled state. */
 async function showSignedIn(username) {
   showAccountLink({ kind: "account", name: username });
+  if (!(await loadRewards())) return;
   $("#account-loading").hidden = true;
   $("#signed-out").hidden = true;
   $("#signed-in").hidden = false;
   $("#account-name").textContent = username;
-  await loadRewards();
 }
 
 function entryRow(entry, capCents) {
@@ -73,6 +74,11 @@ function renderRewards(rewards) {
     : `<tr><td colspan="4" class="muted">No rewards yet. Win a game against another signed-in player to earn $1.</td></tr>`;
 }
 
+/**
+ * Fetches and shows the rewards; false when the session has ended (the page
+ * then offers the sign-in forms). Other failures are shown and leave the
+ * account view usable.
+ */
 async function loadRewards() {
   try {
     renderRewards(await api.rewards());
@@ -81,10 +87,11 @@ async function loadRewards() {
       // The session ended elsewhere (signed out, password changed): say so and offer the forms.
       notice(accountErrorText(err, "load"));
       showSignedOut(await api.me().catch(() => null));
-      return;
+      return false;
     }
     notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
   }
+  return true;
 }
 
 function wire() {
