@@ -198,4 +198,38 @@ describe("rewards page", () => {
     await waitForStatus(erin, /^Black wins by checkmate$/);
     assertNoPageErrors(dave, erin);
   });
+
+  test("a win past the cap is listed at $0.00 with the reason, next to the paid ones", async () => {
+    // Five real wins take minutes of moves; the server's answer is stood in for, the page's reading of it is tested.
+    const frank = await newPlayer(browser, server);
+    await signUp(frank, "Frank");
+    const day = utcDay();
+    const at = Date.parse(`${day}T12:00:00Z`);
+    const entry = (n, status) => ({
+      game_id: `0000000${n}-0000-4000-8000-000000000000`, amount_cents: status === "credited" ? 100 : 0, day, status,
+      created_at: at + n * 60_000,
+    });
+    const rewards = {
+      day, total_cents: 500, cap_cents: 500,
+      entries: [entry(6, "over_cap"), ...[5, 4, 3, 2, 1].map((n) => entry(n, "credited"))],
+    };
+    await frank.route("**/api/account/rewards", (route) => route.fulfill({ json: rewards }));
+    await frank.reload();
+    await frank.locator("#account-name").filter({ hasText: "Frank" }).waitFor();
+
+    assert.equal(await frank.locator("#rewards-today").textContent(), `$5.00 of $5.00 today (UTC ${day})`);
+    assert.equal(await frank.locator("#rewards-bar").evaluate((el) => el.style.width), "100%");
+    const rows = frank.locator("#reward-entries tr[data-status]");
+    assert.deepEqual(
+      (await rows.first().locator("td").allTextContents()).slice(0, 3),
+      ["Game 00000006", "$0.00", `Not paid: over the cap ($5.00 already paid on ${day}, UTC)`],
+    );
+    assert.equal(await frank.locator('#reward-entries tr[data-status="credited"]').count(), 5);
+    assert.equal(
+      await rows.first().locator("time").getAttribute("datetime"),
+      new Date(at + 6 * 60_000).toISOString(),
+    );
+    await screenshot(frank, "rewards-over-cap");
+    assertNoPageErrors(frank);
+  });
 });

@@ -84,7 +84,7 @@ export function identityText(who) {
 export function rewardStatusText(entry, capCents = DEFAULT_CAP_CENTS) {
   if (entry.status === "credited") return "Credited";
   if (entry.status === "over_cap") {
-    return `Not paid: over the daily cap (${formatCents(capCents)} a day was already reached on ${entry.day}, UTC)`;
+    return `Not paid: over the cap (${formatCents(capCents)} already paid on ${entry.day}, UTC)`;
   }
   return `Unknown status '${entry.status}'`;
 }

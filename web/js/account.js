@@ -61,7 +61,7 @@ function entryRow(entry, capCents) {
     <td><a href="${esc(game)}">Game ${esc(String(entry.game_id).slice(0, 8))}</a></td>
     <td class="amount">${esc(formatCents(entry.amount_cents))}</td>
     <td>${esc(rewardStatusText(entry, capCents))}</td>
-    <td><time datetime="${esc(when.toISOString())}">${esc(when.toLocaleString())}</time></td>
+    <td><time datetime="${esc(when.toISOString())}">${esc(when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }))}</time></td>
   </tr>`;
 }
 

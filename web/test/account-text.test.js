@@ -82,7 +82,7 @@ test("reward entries say whether they paid and why not", () => {
   assert.equal(rewardStatusText(credited), "Credited");
   assert.equal(
     rewardStatusText(over, 500),
-    "Not paid: over the daily cap ($5.00 a day was already reached on 2026-11-29, UTC)",
+    "Not paid: over the cap ($5.00 already paid on 2026-11-29, UTC)",
   );
   assert.match(rewardStatusText({ ...over, status: "refunded" }), /Unknown status 'refunded'/);
 });
