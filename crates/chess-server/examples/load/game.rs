@@ -167,7 +167,10 @@ async fn play(
     let game_id = api.create_game(white, black).await?;
     let sent_at = SentAt::default();
     let white = Seat::new(api.socket(&game_id, white).await?, "white", rules);
-    let black = Seat::new(api.socket(&game_id, black).await?, "black", rules);
+    let mut black = Seat::new(api.socket(&game_id, black).await?, "black", rules);
+    // Black is in sync before White may move, so White's first move reaches
+    // Black as a timed `event` rather than inside Black's first `state`.
+    black.greet().await?;
     // The first failure ends the game for both seats: the other one would
     // only wait for a move that never comes.
     let (white_end, _) = tokio::try_join!(
@@ -211,6 +214,8 @@ struct Seat {
     stopped_at_limit: bool,
     /// The `ended` event's reason once the game is over.
     result: Option<String>,
+    /// `hello` was sent and its `state` handled.
+    greeted: bool,
 }
 
 impl Seat {
@@ -224,13 +229,31 @@ impl Seat {
             pending: None,
             stopped_at_limit: false,
             result: None,
+            greeted: false,
+        }
+    }
+
+    /// Sends `hello` and takes in the `state` it answers with.
+    async fn greet(&mut self) -> Result<(), Failure> {
+        self.send(&json!({ "type": "hello", "version": null }))
+            .await?;
+        loop {
+            let message = self.recv().await?;
+            if message["type"] == "state" {
+                self.next_ply = message["moves"].as_array().map_or(0, Vec::len);
+                self.note_result(&message);
+                self.greeted = true;
+                return Ok(());
+            }
         }
     }
 
     /// Plays until the game is over and this seat's last move is acknowledged.
     async fn play(mut self, sent_at: &SentAt, recorder: &Recorder) -> Result<Ending, Failure> {
-        self.send(&json!({ "type": "hello", "version": null }))
-            .await?;
+        if !self.greeted {
+            self.send(&json!({ "type": "hello", "version": null }))
+                .await?;
+        }
         loop {
             if let Some(reason) = &self.result
                 && self.pending.is_none()
