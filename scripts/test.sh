@@ -25,4 +25,8 @@ step "cargo test (all crates; the server's tests on SQLite and PostgreSQL)"
 cargo test --workspace
 
 step "web client: unit and browser tests"
+# `cargo test` has just built the server binary; the browser tests use it rather than
+# rebuilding it with a different feature set (dev-dependencies unify features in test builds).
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+export CHESS_SERVER_BIN="${CHESS_SERVER_BIN:-$target_dir/debug/chess-server}"
 web/run-tests.sh

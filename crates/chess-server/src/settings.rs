@@ -43,6 +43,13 @@ pub struct Settings {
     #[arg(long, env = "SESSION_KEYS", hide_env_values = true)]
     pub session_keys: Option<String>,
 
+    /// Development mode: tolerate a weak or placeholder `CHESS_SECRET` or
+    /// `SESSION_KEYS` (never in a real deployment). Without it, a configured secret
+    /// must be strong; leaving both unset stays fine: a strong secret is then
+    /// generated in the data folder.
+    #[arg(long, env = "CHESS_DEVELOPMENT", default_value_t = false)]
+    pub development: bool,
+
     /// Mark the session cookie `Secure` (set this when served over HTTPS).
     #[arg(long, env = "SECURE_COOKIES", default_value_t = false)]
     pub secure_cookies: bool,
@@ -90,6 +97,7 @@ impl fmt::Debug for Settings {
             .field("data_dir", &self.data_dir)
             .field("secret", &self.secret)
             .field("session_keys", &self.session_keys.as_ref().map(|_| "***"))
+            .field("development", &self.development)
             .field("secure_cookies", &self.secure_cookies)
             .field("first_move_deadline_ms", &self.first_move_deadline_ms)
             .field("allowed_origins", &self.allowed_origins)

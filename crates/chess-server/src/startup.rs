@@ -9,6 +9,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::Request;
+use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tower_http::timeout::TimeoutLayer;
@@ -17,7 +18,7 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use crate::accounts::http::Accounts;
 use crate::accounts::password::{HashingError, PasswordHasher};
 use crate::accounts::rate_limit::{GAMES_PER_PLAYER, RateLimiter};
-use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions};
+use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
 use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
@@ -92,8 +93,20 @@ impl Application {
     /// # Errors
     /// A [`StartupError`] saying what failed.
     pub async fn build(settings: Settings) -> Result<Application, StartupError> {
+        let mode = if settings.development {
+            Mode::Development
+        } else {
+            Mode::Production
+        };
         let secret = match settings.secret.clone() {
-            Some(secret) => secret,
+            Some(secret) => {
+                // A hand-written secret must not be a placeholder such as
+                // "changeme…" unless the server is told it runs in development.
+                if mode == Mode::Production {
+                    check_strength("CHESS_SECRET", secret.expose())?;
+                }
+                secret
+            }
             None => load_or_create_secret(&settings.data_dir)?,
         };
         let store = store::connect(&settings.database_url).await?;
@@ -127,7 +140,7 @@ impl Application {
         // already passed its own length rule (or was generated), so the
         // strength checks meant for hand-written keys are relaxed.
         let ring = match settings.session_keys.as_deref() {
-            Some(keys) => KeyRing::from_config(Some(keys), Mode::Production)?,
+            Some(keys) => KeyRing::from_config(Some(keys), mode)?,
             None => KeyRing::single("main", secret.expose())?,
         };
         let tokens = GuestTokens::new(&secret)?;
@@ -223,6 +236,15 @@ impl Application {
         tracing::info!(recovered_games = self.recovered, "serving");
         // Connect info gives handlers the client address for rate limits.
         let service = router.into_make_service_with_connect_info::<SocketAddr>();
+        // Game messages are small writes: with Nagle's algorithm on, a move's
+        // broadcast waits for the delayed ACK of the previous one (about 30 ms
+        // more than its ack in the load tool). Latency matters more here than
+        // packet count.
+        let listener = listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
+            }
+        });
         let result = axum::serve(listener, service)
             .with_graceful_shutdown(async move {
                 signal.await;

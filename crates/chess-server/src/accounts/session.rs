@@ -209,7 +209,12 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "password",
 ];
 
-fn check_strength(kid: &str, secret: &[u8]) -> Result<(), KeyRingError> {
+/// Refuses a secret that is short, contains a placeholder word or has
+/// almost no variety; `kid` names the key or the setting it came from.
+///
+/// # Errors
+/// [`KeyRingError::TooShort`] or [`KeyRingError::Weak`].
+pub fn check_strength(kid: &str, secret: &[u8]) -> Result<(), KeyRingError> {
     if secret.len() < MIN_SECRET_BYTES {
         return Err(KeyRingError::TooShort {
             kid: kid.to_owned(),

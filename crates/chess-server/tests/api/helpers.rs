@@ -139,6 +139,8 @@ pub fn test_settings(database_url: &str) -> Settings {
     settings.port = 0;
     settings.database_url = database_url.to_owned();
     settings.secret = Some("test-secret-".repeat(4).parse().expect("long enough"));
+    // The fixed test secret above is deliberately weak; only development mode takes it.
+    settings.development = true;
     settings.first_move_deadline_ms = 30_000;
     settings.allowed_origins = Vec::new();
     settings

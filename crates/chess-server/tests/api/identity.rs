@@ -46,3 +46,27 @@ on_both_backends!(
         assert_eq!(app.state(&game_id, None).await["moves"], json!([]));
     }
 );
+
+/// A hand-written placeholder secret would let anyone forge identities: the
+/// server refuses to start with one unless told it runs in development.
+#[tokio::test]
+async fn a_placeholder_secret_is_refused_outside_development() {
+    use chess_server::startup::{Application, StartupError};
+
+    let Some(db) = crate::helpers::fresh_database(crate::helpers::Backend::Sqlite).await else {
+        return;
+    };
+    let mut settings = crate::helpers::test_settings(&db.url);
+    settings.secret = Some("changeme-changeme-changeme-changeme".parse().expect("long"));
+
+    settings.development = false;
+    let refused = Application::build(settings.clone()).await;
+    assert!(
+        matches!(refused, Err(StartupError::SessionKeys(_))),
+        "{refused:?}"
+    );
+
+    settings.development = true;
+    let started = Application::build(settings).await;
+    assert!(started.is_ok(), "{:?}", started.err());
+}
