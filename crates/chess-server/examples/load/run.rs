@@ -73,7 +73,9 @@ async fn drive(api: &Api, config: &Config, recorder: &Arc<Recorder>) {
     }
 }
 
-/// One slot: two guests playing one game after another.
+/// One slot: games one after another, each between two new guests. New
+/// people for every game, as on a real server: the same two would soon meet
+/// the server's limit on games created per player and minute.
 async fn play_slot(
     api: &Api,
     rules: Rules,
@@ -81,9 +83,9 @@ async fn play_slot(
     games_left: &AtomicU32,
     recorder: &Recorder,
 ) -> Result<(), Failure> {
-    let white = api.new_guest().await?;
-    let black = api.new_guest().await?;
     while Instant::now() < stop_starting && take_one(games_left) {
+        let white = api.new_guest().await?;
+        let black = api.new_guest().await?;
         play_game(api, &white, &black, rules, recorder).await;
     }
     Ok(())
