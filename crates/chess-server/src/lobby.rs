@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, WebSocket};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use chess_game::{GameSpec, TimeControl};
 use chess_rules::Color;
 use serde::Serialize;
@@ -12,6 +12,7 @@ use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
 use crate::clock::now_ms;
+use crate::games::socket::SessionEnds;
 use crate::games::{Hub, NewGame};
 use crate::model::{ColorChoice, GameMode};
 use crate::protocol::PlayerView;
@@ -277,13 +278,22 @@ impl Lobby {
 
     /// Serves one lobby socket: the open seeks, then every change. When it
     /// was the viewer's last lobby socket, their real-time seeks are cancelled.
-    pub async fn serve(self: Arc<Self>, socket: WebSocket, viewer: Option<Uuid>) {
+    ///
+    /// `session_ends` resolves when the account session the socket was
+    /// opened with ends (signed out, password changed, expired): the socket
+    /// is then closed, as game sockets are.
+    pub async fn serve(
+        self: Arc<Self>,
+        socket: WebSocket,
+        viewer: Option<Uuid>,
+        session_ends: SessionEnds,
+    ) {
         if let Some(player) = viewer
             && let Ok(mut watchers) = self.watchers.lock()
         {
             *watchers.entry(player).or_default() += 1;
         }
-        Arc::clone(&self).stream(socket, viewer).await;
+        Arc::clone(&self).stream(socket, viewer, session_ends).await;
         let Some(player) = viewer else {
             return;
         };
@@ -316,7 +326,12 @@ impl Lobby {
         Ok(())
     }
 
-    async fn stream(self: Arc<Self>, mut socket: WebSocket, viewer: Option<Uuid>) {
+    async fn stream(
+        self: Arc<Self>,
+        mut socket: WebSocket,
+        viewer: Option<Uuid>,
+        mut session_ends: SessionEnds,
+    ) {
         let mut events = self.events.subscribe();
         let mut shutdown = self.hub.shutdown_signal();
         let snapshot = match self.seeks(viewer).await {
@@ -352,6 +367,15 @@ impl Lobby {
                     Some(Ok(Message::Close(_)) | Err(_)) | None => return,
                     Some(Ok(_)) => None,
                 },
+                () = &mut session_ends => {
+                    // The socket no longer speaks for the account (its
+                    // `is_yours` flags and `game_started` messages).
+                    let _ = socket.send(Message::Close(Some(CloseFrame {
+                        code: 4001,
+                        reason: Utf8Bytes::from_static("session ended"),
+                    }))).await;
+                    return;
+                }
                 _ = shutdown.changed() => return,
             };
             if let Some(message) = message

@@ -304,9 +304,10 @@ async fn lobby_socket(
     check_origin(&state, &headers)?;
     let lobby = Arc::clone(&state.lobby);
     let viewer = viewer.map(|v| v.id);
+    let session_ends = state.accounts.session_watch(&headers);
     Ok(upgrade
         .max_message_size(64 * 1024)
-        .on_upgrade(move |socket| lobby.serve(socket, viewer)))
+        .on_upgrade(move |socket| lobby.serve(socket, viewer, session_ends)))
 }
 
 #[derive(Debug, Deserialize)]

@@ -276,3 +276,38 @@ async fn two_nodes_on_one_postgres_pay_one_account_at_most_five_dollars() {
     assert_eq!(paid, 500);
     drop(second);
 }
+
+on_both_backends!(
+    signing_out_closes_the_accounts_lobby_socket,
+    |app: TestApp| async move {
+        let (alice, _bob) = two_accounts(&app).await;
+        let guest = app.guest().await;
+        let mut alice_lobby = app
+            .try_socket("/api/lobby/socket", Some(&alice), None)
+            .await
+            .expect("lobby socket");
+        alice_lobby.recv_type("seeks").await;
+        let mut guest_lobby = app
+            .try_socket("/api/lobby/socket", Some(&guest), None)
+            .await
+            .expect("lobby socket");
+        guest_lobby.recv_type("seeks").await;
+
+        let (status, _) = app
+            .send("POST", "/api/account/sign-out", Some(&alice.cookie), None)
+            .await;
+        assert_eq!(status, 204);
+
+        // Checked every 2 s: closed well within the wait; a guest's stays open.
+        assert!(
+            alice_lobby
+                .closed_within(std::time::Duration::from_secs(8))
+                .await
+        );
+        assert!(
+            !guest_lobby
+                .closed_within(std::time::Duration::from_secs(3))
+                .await
+        );
+    }
+);
