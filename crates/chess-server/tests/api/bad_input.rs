@@ -23,10 +23,7 @@ on_both_backends!(
         let game_id = app
             .online_game(&white_guest, &black_guest, correspondence())
             .await;
-        let mut white = app.socket(&game_id, Some(&white_guest)).await;
-        let mut black = app.socket(&game_id, Some(&black_guest)).await;
-        white.hello().await;
-        black.hello().await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
         play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
         let before = app.state(&game_id, None).await;
 
@@ -127,10 +124,7 @@ on_both_backends!(finished_game_refuses_moves, |app: TestApp| async move {
     let game_id = app
         .online_game(&white_guest, &black_guest, correspondence())
         .await;
-    let mut white = app.socket(&game_id, Some(&white_guest)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    white.hello().await;
-    black.hello().await;
+    let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
     play_moves(&mut white, &mut black, &["f2f3", "e7e5", "g2g4", "d8h4"]).await;
     let error = white
         .expect_error(json!({ "type": "move", "uci": "e2e4", "ply": 4 }))

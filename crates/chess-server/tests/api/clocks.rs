@@ -18,10 +18,7 @@ on_both_backends!(
         let game_id = app
             .online_game(&white_guest, &black_guest, clock(FIFTEEN_SECONDS, 0))
             .await;
-        let mut white = app.socket(&game_id, Some(&white_guest)).await;
-        let mut black = app.socket(&game_id, Some(&black_guest)).await;
-        white.hello().await;
-        black.hello().await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
         // Both first moves are free; White's clock starts with Black's first move.
         play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
         white.close().await;
@@ -54,10 +51,7 @@ on_both_backends!(
         let game_id = app
             .online_game_from(&white_guest, &black_guest, clock(0, 1_000), Some(fen))
             .await;
-        let mut white = app.socket(&game_id, Some(&white_guest)).await;
-        let mut black = app.socket(&game_id, Some(&black_guest)).await;
-        white.hello().await;
-        black.hello().await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
         play_moves(&mut white, &mut black, &["d1d2", "e8f8"]).await;
         let ended = white.recv_event("ended").await;
         assert_eq!(

@@ -114,10 +114,7 @@ on_both_backends!(rematch_swaps_colours, |app: TestApp| async move {
     let game_id = app
         .online_game(&white_guest, &black_guest, correspondence())
         .await;
-    let mut white = app.socket(&game_id, Some(&white_guest)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    white.hello().await;
-    black.hello().await;
+    let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
     play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
     white.send(json!({ "type": "resign" })).await;
     black.recv_event("ended").await;
@@ -234,10 +231,7 @@ on_both_backends!(pgn_export_has_moves_and_clocks, |app: TestApp| async move {
             crate::helpers::clock(180_000, 2_000),
         )
         .await;
-    let mut white = app.socket(&game_id, Some(&white_guest)).await;
-    let mut black = app.socket(&game_id, Some(&black_guest)).await;
-    white.hello().await;
-    black.hello().await;
+    let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
     play_moves(&mut white, &mut black, &["e2e4", "e7e5", "g1f3"]).await;
     let (status, pgn) = app.get_text(&format!("/api/games/{game_id}/pgn")).await;
     assert_eq!(status, 200);

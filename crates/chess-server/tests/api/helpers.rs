@@ -385,6 +385,15 @@ impl TestApp {
         game_id
     }
 
+    /// Both players' game sockets, each past its `hello`.
+    pub async fn seat_both(&self, game_id: &str, white: &Guest, black: &Guest) -> (Socket, Socket) {
+        let mut white_socket = self.socket(game_id, Some(white)).await;
+        let mut black_socket = self.socket(game_id, Some(black)).await;
+        white_socket.hello().await;
+        black_socket.hello().await;
+        (white_socket, black_socket)
+    }
+
     pub async fn state(&self, game_id: &str, guest: Option<&Guest>) -> Value {
         let (status, body) = self
             .get(

@@ -28,10 +28,7 @@ on_both_backends!(
         let game_id = app
             .online_game(&white_guest, &black_guest, clock(180_000, 0))
             .await;
-        let mut white = app.socket(&game_id, Some(&white_guest)).await;
-        let mut black = app.socket(&game_id, Some(&black_guest)).await;
-        white.hello().await;
-        black.hello().await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
         play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
 
         let rtt = measured_rtt(&mut black).await;
@@ -80,10 +77,7 @@ on_both_backends!(
         let game_id = app
             .online_game(&white_guest, &black_guest, correspondence())
             .await;
-        let mut white = app.socket(&game_id, Some(&white_guest)).await;
-        let mut black = app.socket(&game_id, Some(&black_guest)).await;
-        white.hello().await;
-        black.hello().await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
         play_moves(&mut white, &mut black, &["e2e4", "d7d5"]).await;
         // Black plans dxe4; White takes the pawn first.
         black
@@ -107,10 +101,7 @@ on_both_backends!(
         let game_id = app
             .online_game(&white_guest, &black_guest, correspondence())
             .await;
-        let mut white = app.socket(&game_id, Some(&white_guest)).await;
-        let mut black = app.socket(&game_id, Some(&black_guest)).await;
-        white.hello().await;
-        black.hello().await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
         play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
         black
             .send(json!({ "type": "premove", "uci": "b8c6" }))
