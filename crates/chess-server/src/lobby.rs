@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use chess_game::{GameSpec, TimeControl};
 use chess_rules::Color;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
@@ -28,6 +28,31 @@ pub struct SeekView {
     pub color: ColorChoice,
     pub created_at: i64,
     pub is_yours: bool,
+}
+
+/// A lobby change as nodes tell each other (`LISTEN/NOTIFY` on Postgres):
+/// ids only; the receiving node reads what it shows from the store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum LobbyNotice {
+    Added {
+        seek_id: Uuid,
+    },
+    Removed {
+        seek_id: Uuid,
+    },
+    Started {
+        seek_id: Uuid,
+        game_id: Uuid,
+        owner: Uuid,
+    },
+}
+
+/// A [`LobbyNotice`] with the node that sent it.
+#[derive(Debug, Serialize, Deserialize)]
+struct NodeNotice {
+    node: Uuid,
+    notice: LobbyNotice,
 }
 
 /// A change in the lobby, before rendering for a watcher.
@@ -105,6 +130,97 @@ pub struct Lobby {
 }
 
 impl Lobby {
+    /// Relays the lobby changes other nodes announce to this node's lobby
+    /// sockets, until shutdown.
+    pub fn start(self: &Arc<Self>) {
+        let lobby = Arc::clone(self);
+        let mut notices = self.hub.lobby_notices();
+        let mut shutdown = self.hub.shutdown_signal();
+        tokio::spawn(async move {
+            loop {
+                let payload = tokio::select! {
+                    received = notices.recv() => match received {
+                        Ok(payload) => payload,
+                        Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    },
+                    _ = shutdown.changed() => return,
+                };
+                match serde_json::from_str::<NodeNotice>(&payload) {
+                    Ok(notice) if notice.node != lobby.hub.node_id() => {
+                        lobby.relay(notice.notice).await;
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(%error, payload, "an unreadable lobby notice"),
+                }
+            }
+        });
+    }
+
+    /// Shows another node's change on this node's lobby sockets.
+    async fn relay(&self, notice: LobbyNotice) {
+        let event = match notice {
+            LobbyNotice::Added { seek_id } => {
+                let seeks = match self.open_seeks().await {
+                    Ok(seeks) => seeks,
+                    Err(error) => {
+                        tracing::warn!(%error, "reading a seek another node added failed");
+                        return;
+                    }
+                };
+                match seeks.into_iter().find(|seek| seek.row.id == seek_id) {
+                    Some(seek) => LobbyEvent::Added(seek),
+                    // Taken or cancelled meanwhile: its removal follows.
+                    None => return,
+                }
+            }
+            LobbyNotice::Removed { seek_id } => LobbyEvent::Removed(seek_id),
+            LobbyNotice::Started {
+                seek_id,
+                game_id,
+                owner,
+            } => LobbyEvent::Started {
+                seek_id,
+                game_id,
+                owner,
+            },
+        };
+        let _ = self.events.send(event);
+    }
+
+    /// Shows `event` on this node's lobby sockets and tells the other nodes.
+    async fn publish(&self, event: LobbyEvent) {
+        let notice = match &event {
+            LobbyEvent::Added(seek) => LobbyNotice::Added {
+                seek_id: seek.row.id,
+            },
+            LobbyEvent::Removed(seek_id) => LobbyNotice::Removed { seek_id: *seek_id },
+            LobbyEvent::Started {
+                seek_id,
+                game_id,
+                owner,
+            } => LobbyNotice::Started {
+                seek_id: *seek_id,
+                game_id: *game_id,
+                owner: *owner,
+            },
+        };
+        let _ = self.events.send(event);
+        let payload = NodeNotice {
+            node: self.hub.node_id(),
+            notice,
+        };
+        let payload = serde_json::to_string(&payload).unwrap_or_default();
+        if let Err(error) = self
+            .hub
+            .store()
+            .notify(crate::games::notify::LOBBY_CHANNEL, &payload)
+            .await
+        {
+            tracing::warn!(%error, "telling other nodes of a lobby change failed");
+        }
+    }
+
     /// An empty lobby over the hub's store (open seeks live in the database).
     pub fn new(hub: Arc<Hub>) -> Lobby {
         let (events, _) = broadcast::channel(256);
@@ -188,7 +304,7 @@ impl Lobby {
         self.hub.store().insert_seek(&row).await?;
         let seek = OpenSeek { row, player };
         let view = seek.view(Some(seek.player.id));
-        let _ = self.events.send(LobbyEvent::Added(seek));
+        self.publish(LobbyEvent::Added(seek)).await;
         Ok(SeekOutcome::Created(view))
     }
 
@@ -246,12 +362,13 @@ impl Lobby {
                 computer_level: None,
             })
             .await?;
-        let _ = self.events.send(LobbyEvent::Removed(seek.row.id));
-        let _ = self.events.send(LobbyEvent::Started {
+        self.publish(LobbyEvent::Removed(seek.row.id)).await;
+        self.publish(LobbyEvent::Started {
             seek_id: seek.row.id,
             game_id: live.id,
             owner: seek.player.id,
-        });
+        })
+        .await;
         Ok(live.id)
     }
 
@@ -272,7 +389,7 @@ impl Lobby {
         if !self.hub.store().delete_seek(id).await? {
             return Err(SeekError::NotFound);
         }
-        let _ = self.events.send(LobbyEvent::Removed(id));
+        self.publish(LobbyEvent::Removed(id)).await;
         Ok(())
     }
 
@@ -320,7 +437,7 @@ impl Lobby {
                 && !correspondence
                 && self.hub.store().delete_seek(seek.id).await?
             {
-                let _ = self.events.send(LobbyEvent::Removed(seek.id));
+                self.publish(LobbyEvent::Removed(seek.id)).await;
             }
         }
         Ok(())

@@ -20,13 +20,18 @@ use uuid::Uuid;
 
 use crate::clock::now_ms;
 use crate::error::ApiError;
-use crate::games::{LiveGame, NewGame, computer_player};
+use crate::games::{Entry, GameHandle, JoinError, NewGame, computer_player};
 use crate::identity::{Identity, MaybeIdentity, random_guest_name, set_cookie};
 use crate::lobby::{SeekError, SeekOutcome};
 use crate::model::{ColorChoice, GameMode, GameStatus, PlayerKind, Seat};
 use crate::startup::AppState;
 use crate::store::PlayerRow;
 use crate::time_control::TimeControlJson;
+
+/// Read buffer of a WebSocket. Messages are a few hundred bytes, and
+/// tungstenite's 128 KiB default read and write buffers would cost a quarter
+/// of a megabyte per socket; a larger frame is simply read in several parts.
+const SOCKET_BUFFER_BYTES: usize = 4 * 1024;
 
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {
@@ -307,6 +312,8 @@ async fn lobby_socket(
     let session_ends = state.accounts.session_watch(&headers);
     Ok(upgrade
         .max_message_size(64 * 1024)
+        .read_buffer_size(SOCKET_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| lobby.serve(socket, viewer, session_ends)))
 }
 
@@ -414,11 +421,28 @@ async fn create_computer(
     Ok(game_created(StatusCode::CREATED, live.id))
 }
 
-async fn live_game(state: &AppState, id: &str) -> Result<Arc<LiveGame>, ApiError> {
-    let id = parse_id(id, ApiError::game_not_found)?;
+fn game_id(id: &str) -> Result<Uuid, ApiError> {
+    parse_id(id, ApiError::game_not_found)
+}
+
+async fn live_game(state: &AppState, id: &str) -> Result<GameHandle, ApiError> {
     state
         .hub
-        .get(id)
+        .get(game_id(id)?)
+        .await?
+        .ok_or_else(ApiError::game_not_found)
+}
+
+/// Reads game `id` with `look`, up to date with the store; 404 if there is
+/// no such game.
+async fn inspect_game<T: Send + 'static>(
+    state: &AppState,
+    id: Uuid,
+    look: impl FnOnce(&Entry) -> T + Send + Clone + 'static,
+) -> Result<T, ApiError> {
+    state
+        .hub
+        .inspect(id, true, look)
         .await?
         .ok_or_else(ApiError::game_not_found)
 }
@@ -428,42 +452,49 @@ async fn join_challenge(
     identity: Identity,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let live = live_game(&state, &id).await?;
-    {
-        let entry = live.lock().await;
-        if entry.seat_of(Some(identity.id)) != Seat::None {
-            return Err(ApiError::client(
-                StatusCode::CONFLICT,
-                "own_challenge",
-                "you already hold a seat in this game",
-            ));
-        }
-        if entry.row.status != GameStatus::Open {
-            return Err(
-                if entry.row.mode == GameMode::Online && entry.row.status == GameStatus::Playing {
-                    ApiError::client(
-                        StatusCode::CONFLICT,
-                        "seat_taken",
-                        "someone else took the seat first",
-                    )
-                } else {
-                    ApiError::client(
-                        StatusCode::CONFLICT,
-                        "not_open",
-                        "this game has no empty seat",
-                    )
-                },
-            );
-        }
+    let id = game_id(&id)?;
+    let viewer = identity.id;
+    let (seat, status, mode) = inspect_game(&state, id, move |entry| {
+        (
+            entry.seat_of(Some(viewer)),
+            entry.row.status,
+            entry.row.mode,
+        )
+    })
+    .await?;
+    if seat != Seat::None {
+        return Err(ApiError::client(
+            StatusCode::CONFLICT,
+            "own_challenge",
+            "you already hold a seat in this game",
+        ));
     }
-    let player = player_of(&state, &identity).await?;
-    match state.hub.join(&live, player).await? {
-        Some(color) => Ok(Json(json!({ "game_id": live.id, "color": color })).into_response()),
-        None => Err(ApiError::client(
+    let taken = || {
+        ApiError::client(
             StatusCode::CONFLICT,
             "seat_taken",
             "someone else took the seat first",
-        )),
+        )
+    };
+    if status != GameStatus::Open {
+        return Err(
+            if mode == GameMode::Online && status == GameStatus::Playing {
+                taken()
+            } else {
+                ApiError::client(
+                    StatusCode::CONFLICT,
+                    "not_open",
+                    "this game has no empty seat",
+                )
+            },
+        );
+    }
+    let player = player_of(&state, &identity).await?;
+    match state.hub.join(id, player).await {
+        Ok(Some(color)) => Ok(Json(json!({ "game_id": id, "color": color })).into_response()),
+        Ok(None) => Err(ApiError::game_not_found()),
+        Err(JoinError::Taken) => Err(taken()),
+        Err(JoinError::Store(error)) => Err(error.into()),
     }
 }
 
@@ -472,9 +503,11 @@ async fn game_state(
     MaybeIdentity(viewer): MaybeIdentity,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let live = live_game(&state, &id).await?;
-    live.refresh(state.hub.as_ref()).await;
-    let view = live.lock().await.state_for(viewer.map(|v| v.id), now_ms());
+    let viewer = viewer.map(|v| v.id);
+    let view = inspect_game(&state, game_id(&id)?, move |entry| {
+        entry.state_for(viewer, now_ms())
+    })
+    .await?;
     let mut body =
         serde_json::to_value(&view).map_err(|error| ApiError::Internal(Box::new(error)))?;
     if let Some(object) = body.as_object_mut() {
@@ -487,12 +520,8 @@ async fn game_pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let live = live_game(&state, &id).await?;
-    live.refresh(state.hub.as_ref()).await;
-    let text = {
-        let entry = live.lock().await;
-        crate::pgn::export(&entry)
-    };
+    let id = game_id(&id)?;
+    let text = inspect_game(&state, id, crate::pgn::export).await?;
     Ok((
         [
             (
@@ -501,7 +530,7 @@ async fn game_pgn(
             ),
             (
                 CONTENT_DISPOSITION,
-                format!("attachment; filename=\"game-{}.pgn\"", live.id),
+                format!("attachment; filename=\"game-{id}.pgn\""),
             ),
         ],
         text,
@@ -527,6 +556,8 @@ async fn game_socket(
         // Far above the protocol's limit: bigger frames get a polite error
         // from the parser; only absurd ones close the connection.
         .max_message_size(64 * 1024)
+        .read_buffer_size(SOCKET_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| {
             tracing::Instrument::instrument(
                 crate::games::socket::serve(socket, hub, live, viewer, limits, session_ends),
@@ -538,13 +569,15 @@ async fn game_socket(
 async fn my_games(State(state): State<AppState>, identity: Identity) -> Result<Response, ApiError> {
     let rows = state.store.games_of_player(identity.id, 30).await?;
     let mut games = Vec::with_capacity(rows.len());
+    let viewer = identity.id;
     for row in rows {
-        if let Some(live) = state.hub.get(row.id).await? {
-            games.push(crate::summary::summarize(
-                &*live.lock().await,
-                Some(identity.id),
-            ));
-        }
+        let summary = state
+            .hub
+            .inspect(row.id, false, move |entry| {
+                crate::summary::summarize(entry, Some(viewer))
+            })
+            .await?;
+        games.extend(summary);
     }
     // Correspondence games waiting for my move first; the store's order
     // (unfinished, newest first, then finished) otherwise.
@@ -558,16 +591,17 @@ async fn live_games(
 ) -> Result<Response, ApiError> {
     let rows = state.store.live_games(50).await?;
     let mut games = Vec::with_capacity(rows.len());
+    let viewer = viewer.map(|v| v.id);
     for row in rows {
-        if let Some(live) = state.hub.get(row.id).await? {
-            let entry = live.lock().await;
-            if entry.is_playing() {
-                games.push(crate::summary::summarize(
-                    &entry,
-                    viewer.as_ref().map(|v| v.id),
-                ));
-            }
-        }
+        let summary = state
+            .hub
+            .inspect(row.id, false, move |entry| {
+                entry
+                    .is_playing()
+                    .then(|| crate::summary::summarize(entry, viewer))
+            })
+            .await?;
+        games.extend(summary.flatten());
     }
     Ok(Json(json!({ "games": games })).into_response())
 }

@@ -79,6 +79,18 @@ pub struct Settings {
     /// Messages a game socket may send in a burst above the average rate.
     #[arg(long, env = "WS_RATE_BURST", default_value_t = 40)]
     pub ws_rate_burst: u32,
+
+    /// Milliseconds a game socket may stay silent (no message, no answer to
+    /// the server's pings, sent every second) before it is taken as lost, as
+    /// when a phone loses its signal without closing the connection.
+    #[arg(long, env = "WS_SILENCE_TIMEOUT_MS", default_value_t = 5_000)]
+    pub ws_silence_timeout_ms: u64,
+
+    /// This node's name among the nodes sharing the database (default: its
+    /// listen address). A node restarted under the same name drops its
+    /// earlier run's premoves at once instead of after a heartbeat timeout.
+    #[arg(long, env = "NODE_NAME")]
+    pub node_name: Option<String>,
 }
 
 impl Settings {
@@ -105,6 +117,8 @@ impl fmt::Debug for Settings {
             .field("ws_max_message_bytes", &self.ws_max_message_bytes)
             .field("ws_rate_per_second", &self.ws_rate_per_second)
             .field("ws_rate_burst", &self.ws_rate_burst)
+            .field("ws_silence_timeout_ms", &self.ws_silence_timeout_ms)
+            .field("node_name", &self.node_name)
             .finish()
     }
 }

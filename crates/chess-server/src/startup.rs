@@ -28,6 +28,9 @@ use crate::store::{self, Store, StoreError};
 /// Argon2 hashes computed at once (each takes 19 MiB): one per core.
 const MAX_CONCURRENT_HASHES: usize = 2;
 
+/// How long shutdown waits for games and the writer to finish their work.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Largest JSON body the API accepts.
 const MAX_BODY_BYTES: usize = 16 * 1024;
 /// Longest an HTTP request may take (a WebSocket's life is not a request:
@@ -83,7 +86,8 @@ pub struct Application {
     host: std::net::IpAddr,
     store: Store,
     shutdown: watch::Sender<bool>,
-    recovered: usize,
+    hub: Arc<Hub>,
+    writer: tokio::task::JoinHandle<()>,
 }
 
 impl Application {
@@ -110,11 +114,6 @@ impl Application {
             None => load_or_create_secret(&settings.data_dir)?,
         };
         let store = store::connect(&settings.database_url).await?;
-        let (shutdown, shutdown_rx) = watch::channel(false);
-        let hub = Hub::new(store.clone(), settings.first_move_deadline_ms, shutdown_rx);
-        hub.ensure_computer_players().await?;
-        let recovered = hub.recover().await?;
-
         let address = SocketAddr::new(settings.host, settings.port);
         let listener = TcpListener::bind(address)
             .await
@@ -123,6 +122,21 @@ impl Application {
             .local_addr()
             .map_err(|source| StartupError::Listen { address, source })?
             .port();
+        let node_name = settings
+            .node_name
+            .clone()
+            .unwrap_or_else(|| format!("{}:{port}", settings.host));
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let (hub, writer) = Hub::new(
+            store.clone(),
+            node_name,
+            settings.first_move_deadline_ms,
+            shutdown_rx,
+        );
+        hub.ensure_computer_players().await?;
+        // Games whose clock ran out while no node ran are flagged by the
+        // sweeper this starts; the others load when someone opens them.
+        hub.start().await?;
         let allowed_origins = if settings.allowed_origins.is_empty() {
             let mut origins = vec![
                 format!("http://127.0.0.1:{port}"),
@@ -151,18 +165,21 @@ impl Application {
             tokens.clone(),
             settings.secure_cookies,
         );
+        let lobby = Arc::new(Lobby::new(Arc::clone(&hub)));
+        lobby.start();
         let state = AppState {
             store: store.clone(),
             accounts: accounts.clone(),
             game_limits: Arc::new(RateLimiter::new(GAMES_PER_PLAYER)),
-            lobby: Arc::new(Lobby::new(Arc::clone(&hub))),
-            hub,
+            lobby,
+            hub: Arc::clone(&hub),
             tokens,
             allowed_origins: Arc::new(allowed_origins),
             socket_limits: SocketLimits {
                 max_message_bytes: settings.ws_max_message_bytes,
                 rate_per_second: settings.ws_rate_per_second,
                 burst: settings.ws_rate_burst,
+                silence_timeout: std::time::Duration::from_millis(settings.ws_silence_timeout_ms),
             },
             web_dir: Arc::new(settings.web_dir.clone()),
         };
@@ -192,7 +209,8 @@ impl Application {
             host: settings.host,
             store,
             shutdown,
-            recovered,
+            hub,
+            writer,
         })
     }
 
@@ -211,14 +229,14 @@ impl Application {
         format!("http://{host}:{}/", self.port)
     }
 
-    /// How many unfinished games were loaded on start.
-    pub fn recovered_games(&self) -> usize {
-        self.recovered
+    /// The live games of this node.
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
     }
 
-    /// Serves until `signal` completes, then closes every socket (a command
-    /// being processed finishes first), waits for requests in flight and
-    /// closes the database.
+    /// Serves until `signal` completes, then closes every socket, lets every
+    /// game finish the command it is on (committed and answered), waits for
+    /// requests in flight, stops the writer and only then closes the database.
     ///
     /// # Errors
     /// An IO error of the listener.
@@ -231,9 +249,11 @@ impl Application {
             router,
             store,
             shutdown,
+            hub,
+            writer,
             ..
         } = self;
-        tracing::info!(recovered_games = self.recovered, "serving");
+        tracing::info!(node = %hub.node_id(), "serving");
         // Connect info gives handlers the client address for rate limits.
         let service = router.into_make_service_with_connect_info::<SocketAddr>();
         // Game messages are small writes: with Nagle's algorithm on, a move's
@@ -252,6 +272,14 @@ impl Application {
                 let _ = shutdown.send(true);
             })
             .await;
+        // The owners stop after their current command; then the writer
+        // commits what they queued; then nothing uses the pool any more.
+        hub.wait_for_owners(SHUTDOWN_GRACE).await;
+        hub.stop_writer();
+        if tokio::time::timeout(SHUTDOWN_GRACE, writer).await.is_err() {
+            tracing::warn!("the writer did not stop in time");
+        }
+        drop(hub);
         store.close().await;
         result
     }

@@ -1,24 +1,39 @@
-//! The registry of live games: loads games from the store on first use (and
-//! all unfinished ones on start), creates new ones, runs one timer per game
-//! and plays the computer's moves.
+//! The registry of this node's live games: one owner task per game, loaded
+//! from the store on first use and unloaded when idle. The hub also runs the
+//! node's background work: the group-commit writer, the sweeper that flags
+//! games nobody hosts, the heartbeat that tells which nodes are alive, and
+//! (on Postgres) the listener for other nodes' changes.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use chess_engine::{Engine, Level};
+use chess_engine::Level;
 use chess_game::{FirstMoveDeadlines, Game, GameSettings, GameSpec};
-use chess_rules::{ByColor, Color};
-use tokio::sync::watch;
+use chess_rules::ByColor;
+use tokio::sync::{oneshot, watch};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::live::{Command, Entry, Host, LiveGame, Outgoing};
+use super::live::{Command, Entry, Refusal};
+use super::notify::{GAMES_CHANNEL, game_notices};
+use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
+use super::writer::Writer;
 use crate::clock::now_ms;
 use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
 use crate::store::{GameRow, PlayerRow, Store, StoreError};
+
+/// How often the sweeper looks for games whose deadline passed.
+const SWEEP_EVERY: Duration = Duration::from_millis(500);
+/// Most due games loaded per sweep.
+const SWEEP_BATCH: i64 = 200;
+/// How often a node says it is alive.
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(2);
+/// A node silent for this long counts as gone (its premoves are cleared).
+const NODE_TIMEOUT_MS: i64 = 7_000;
+/// How many times a request retries a game whose owner unloaded meanwhile.
+const GONE_RETRIES: usize = 3;
 
 /// The fixed player ids of the computer's two levels.
 pub fn computer_id(level: Level) -> Uuid {
@@ -36,37 +51,78 @@ pub struct NewGame {
     pub computer_level: Option<Level>,
 }
 
+type Loaded = Result<Option<GameHandle>, Arc<StoreError>>;
+
+/// A game in the registry: being loaded (with the requests waiting for it),
+/// or live.
+#[derive(Debug)]
+enum Slot {
+    Loading(Vec<oneshot::Sender<Loaded>>),
+    Live(GameHandle),
+}
+
 /// The live games of this node.
 #[derive(Debug)]
 pub struct Hub {
     store: Store,
-    games: Mutex<HashMap<Uuid, Arc<LiveGame>>>,
-    /// Serialises loading so a game is never cached twice.
-    loading: tokio::sync::Mutex<()>,
+    writer: Writer,
+    node: Uuid,
+    node_name: String,
+    games: Mutex<HashMap<Uuid, Slot>>,
+    /// Nodes seen alive lately (this one always counts).
+    alive_nodes: RwLock<HashSet<Uuid>>,
     first_move_deadline_ms: u64,
     shutdown: watch::Receiver<bool>,
-    /// Games whose computer move is being searched (one search at a time).
-    thinking: Mutex<HashSet<Uuid>>,
-    /// The hub itself, so a rematch created inside a command can be installed.
-    me: Weak<Hub>,
+    /// Lobby changes other nodes announced, for the lobby to pick up.
+    lobby_notices: tokio::sync::broadcast::Sender<String>,
 }
 
 impl Hub {
-    /// A hub over `store`; its tasks stop when `shutdown` turns true.
+    /// A hub over `store` for node `node_name` (its address); its tasks stop
+    /// when `shutdown` turns true. Starts the writer; [`Hub::start`] starts
+    /// the rest of the background work.
     pub fn new(
         store: Store,
+        node_name: String,
         first_move_deadline_ms: u64,
         shutdown: watch::Receiver<bool>,
-    ) -> Arc<Hub> {
-        Arc::new_cyclic(|me| Hub {
+    ) -> (Arc<Hub>, tokio::task::JoinHandle<()>) {
+        let node = Uuid::new_v4();
+        let (writer, writer_task) = Writer::start(store.clone(), node);
+        let hub = Arc::new(Hub {
             store,
+            writer,
+            node,
+            node_name,
             games: Mutex::new(HashMap::new()),
-            loading: tokio::sync::Mutex::new(()),
+            alive_nodes: RwLock::new(HashSet::from([node])),
             first_move_deadline_ms,
             shutdown,
-            thinking: Mutex::new(HashSet::new()),
-            me: me.clone(),
-        })
+            lobby_notices: tokio::sync::broadcast::channel(256).0,
+        });
+        (hub, writer_task)
+    }
+
+    /// Registers this node and starts the sweeper, the heartbeat and, on
+    /// Postgres, the listener for other nodes' changes.
+    ///
+    /// # Errors
+    /// The database error of the registration.
+    pub async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
+        self.store
+            .register_node(self.node, &self.node_name, now_i64())
+            .await?;
+        self.refresh_alive_nodes().await;
+        let span = tracing::info_span!("node", node = %self.node);
+        tokio::spawn(Arc::clone(self).sweep().instrument(span.clone()));
+        tokio::spawn(Arc::clone(self).heartbeat().instrument(span.clone()));
+        if let Some(pool) = self.store.postgres_pool() {
+            tokio::spawn(
+                super::notify::listen(pool, Arc::clone(self), self.shutdown.clone())
+                    .instrument(span),
+            );
+        }
+        Ok(())
     }
 
     /// The store under the hub.
@@ -74,9 +130,32 @@ impl Hub {
         &self.store
     }
 
+    pub(super) fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
+    /// This node's id (new at every start).
+    pub fn node_id(&self) -> Uuid {
+        self.node
+    }
+
+    /// Whether node `node` was alive at the last heartbeat.
+    pub fn is_node_alive(&self, node: Uuid) -> bool {
+        node == self.node
+            || self
+                .alive_nodes
+                .read()
+                .is_ok_and(|alive| alive.contains(&node))
+    }
+
     /// A receiver that turns true when the server shuts down.
     pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
         self.shutdown.clone()
+    }
+
+    /// How many games this node hosts now.
+    pub fn live_games(&self) -> usize {
+        self.games.lock().map_or(0, |games| games.len())
     }
 
     /// Stores the computer's players so games can point at them.
@@ -107,22 +186,79 @@ impl Hub {
         }
     }
 
-    fn cached(&self, id: Uuid) -> Option<Arc<LiveGame>> {
-        self.games.lock().ok()?.get(&id).cloned()
-    }
-
-    /// The live game `id`, loading it from the store when it is not cached.
+    /// The live game `id`, loading it from the store when this node does not
+    /// host it yet. Concurrent requests for one game share one load; loads of
+    /// different games do not wait for each other.
     ///
     /// # Errors
     /// A storage failure or a corrupt game.
-    pub async fn get(self: &Arc<Self>, id: Uuid) -> Result<Option<Arc<LiveGame>>, StoreError> {
-        if let Some(live) = self.cached(id) {
-            return Ok(Some(live));
+    pub async fn get(self: &Arc<Self>, id: Uuid) -> Result<Option<GameHandle>, StoreError> {
+        let waiting = {
+            let mut games = self.lock_games();
+            match games.get_mut(&id) {
+                Some(Slot::Live(handle)) => return Ok(Some(handle.clone())),
+                Some(Slot::Loading(waiters)) => {
+                    let (sender, receiver) = oneshot::channel();
+                    waiters.push(sender);
+                    Some(receiver)
+                }
+                None => {
+                    games.insert(id, Slot::Loading(Vec::new()));
+                    None
+                }
+            }
+        };
+        let loaded = match waiting {
+            Some(receiver) => receiver.await.unwrap_or_else(|_| {
+                Err(Arc::new(StoreError::Corrupt(
+                    "the game's load was dropped".to_owned(),
+                )))
+            }),
+            // A task of its own, so a caller that gives up (a timed-out
+            // request) cannot leave the slot loading forever.
+            None => {
+                let hub = Arc::clone(self);
+                tokio::spawn(async move { hub.load_and_install(id).await })
+                    .await
+                    .unwrap_or_else(|error| {
+                        Err(Arc::new(StoreError::Corrupt(format!(
+                            "loading a game failed: {error}"
+                        ))))
+                    })
+            }
+        };
+        loaded.map_err(StoreError::Shared)
+    }
+
+    async fn load_and_install(self: Arc<Self>, id: Uuid) -> Loaded {
+        let loaded = self.load_entry(id).await.map_err(Arc::new);
+        let mut games = self.lock_games();
+        let waiters = match games.remove(&id) {
+            Some(Slot::Loading(waiters)) => waiters,
+            Some(live @ Slot::Live(_)) => {
+                games.insert(id, live);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        let result = match loaded {
+            Ok(Some(entry)) => {
+                let handle = self.spawn_owner(entry);
+                games.insert(id, Slot::Live(handle.clone()));
+                Ok(Some(handle))
+            }
+            Ok(None) => Ok(None),
+            Err(error) => Err(error),
+        };
+        drop(games);
+        for waiter in waiters {
+            let _ = waiter.send(result.clone());
         }
-        let _loading = self.loading.lock().await;
-        if let Some(live) = self.cached(id) {
-            return Ok(Some(live));
-        }
+        result
+    }
+
+    /// Reads game `id` with its moves and players from the store.
+    pub(super) async fn load_entry(&self, id: Uuid) -> Result<Option<Entry>, StoreError> {
         let Some(row) = self.store.game(id).await? else {
             return Ok(None);
         };
@@ -132,13 +268,7 @@ impl Hub {
             white: self.player(row.white_id).await?,
             black: self.player(row.black_id).await?,
         };
-        let live = self.install(row, game, players);
-        // Time that passed while the game was not hosted (a restart) counts.
-        if let Err(refusal) = live.check_time(self.as_ref(), now_ms()).await {
-            tracing::warn!(game_id = %id, code = refusal.code, "settling a loaded game's clock failed");
-        }
-        self.maybe_computer_move(&live).await;
-        Ok(Some(live))
+        Ok(Some(Entry::new(row, game, players)))
     }
 
     async fn player(&self, id: Option<Uuid>) -> Result<Option<PlayerRow>, StoreError> {
@@ -148,28 +278,67 @@ impl Hub {
         }
     }
 
-    /// Loads every unfinished game (after a restart): finishes the ones whose
-    /// time ran out and arms the timers of the rest.
-    ///
-    /// # Errors
-    /// The first storage failure.
-    pub async fn recover(self: &Arc<Self>) -> Result<usize, StoreError> {
-        let rows = self.store.unfinished_games().await?;
-        let count = rows.len();
-        for row in rows {
-            self.get(row.id).await?;
-        }
-        Ok(count)
+    fn lock_games(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Slot>> {
+        // A panic while holding the registry lock cannot leave it half
+        // changed (every change is one insert or remove): keep serving.
+        self.games
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Creates and stores a new game.
+    fn spawn_owner(self: &Arc<Self>, entry: Entry) -> GameHandle {
+        let span = tracing::info_span!("game", game_id = %entry.row.id);
+        let (owner, handle) = Owner::new(Arc::clone(self), entry);
+        tokio::spawn(owner.run().instrument(span));
+        handle
+    }
+
+    /// Hosts a game created by another game's owner (a rematch).
+    pub(super) fn adopt(self: &Arc<Self>, entry: Entry) {
+        let id = entry.row.id;
+        let mut games = self.lock_games();
+        if games.contains_key(&id) {
+            return;
+        }
+        let handle = self.spawn_owner(entry);
+        games.insert(id, Slot::Live(handle));
+    }
+
+    /// Unregisters the owner behind `handle` if `idle` still holds under the
+    /// registry lock (so no new request can find it in between).
+    pub(super) fn unload(&self, handle: &GameHandle, idle: impl FnOnce() -> bool) -> bool {
+        let mut games = self.lock_games();
+        let ours =
+            matches!(games.get(&handle.id), Some(Slot::Live(live)) if live.same_owner(handle));
+        if ours && idle() {
+            games.remove(&handle.id);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Removes the registration of a stopped owner, if it is still there.
+    pub(super) fn forget(&self, handle: &GameHandle) {
+        let mut games = self.lock_games();
+        if matches!(games.get(&handle.id), Some(Slot::Live(live)) if live.same_owner(handle)) {
+            games.remove(&handle.id);
+        }
+    }
+
+    /// Creates and stores a new game and hosts it.
     ///
     /// # Errors
     /// The database error.
-    pub async fn create(self: &Arc<Self>, new: NewGame) -> Result<Arc<LiveGame>, StoreError> {
+    pub async fn create(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, StoreError> {
         let now = now_ms();
         let game = Game::new(new.spec, self.settings_for(new.mode), now);
         let open = new.white.is_none() || new.black.is_none();
+        let status = if open {
+            GameStatus::Open
+        } else {
+            GameStatus::Playing
+        };
         let row = GameRow {
             id: Uuid::new_v4(),
             mode: new.mode,
@@ -177,11 +346,7 @@ impl Hub {
             black_id: new.black.as_ref().map(|p| p.id),
             computer_level: new.computer_level.map(|level| i64::from(level.number())),
             time_control: crate::time_control::to_json(game.time_control()).to_string(),
-            status: if open {
-                GameStatus::Open
-            } else {
-                GameStatus::Playing
-            },
+            status,
             result: None,
             state: stored::state_json(&game),
             version: 0,
@@ -189,267 +354,222 @@ impl Hub {
             rematch_id: None,
             created_at: i64::try_from(now).unwrap_or(i64::MAX),
             updated_at: i64::try_from(now).unwrap_or(i64::MAX),
+            deadline_at: stored_deadline(&game, status),
+            recent_events: "[]".to_owned(),
+            premove_nodes: ByColor::default(),
         };
         self.store.insert_game(&row).await?;
-        let live = self.install(
-            row,
-            game,
-            ByColor {
-                white: new.white,
-                black: new.black,
-            },
-        );
-        self.maybe_computer_move(&live).await;
-        Ok(live)
+        let players = ByColor {
+            white: new.white,
+            black: new.black,
+        };
+        let handle = self.spawn_owner(Entry::new(row, game, players));
+        self.lock_games()
+            .insert(handle.id, Slot::Live(handle.clone()));
+        Ok(handle)
     }
 
-    /// Seats `player` in the empty seat of open challenge `live`. The game
-    /// starts now (first-move deadlines count from here).
+    /// Reads game `id` with `look`, loading it if needed; `None` if there is
+    /// no such game. `fresh`: see [`GameHandle::inspect_fresh`].
     ///
     /// # Errors
-    /// `Ok(None)` when there is no empty seat (taken meanwhile); the colour
-    /// taken otherwise.
+    /// A storage failure.
+    pub async fn inspect<T: Send + 'static>(
+        self: &Arc<Self>,
+        id: Uuid,
+        fresh: bool,
+        look: impl FnOnce(&Entry) -> T + Send + Clone + 'static,
+    ) -> Result<Option<T>, StoreError> {
+        for _ in 0..GONE_RETRIES {
+            let Some(handle) = self.get(id).await? else {
+                return Ok(None);
+            };
+            let inspected = if fresh {
+                handle.inspect_fresh(look.clone()).await
+            } else {
+                handle.inspect(look.clone()).await
+            };
+            match inspected {
+                Ok(value) => return Ok(Some(value)),
+                Err(Gone) => continue,
+            }
+        }
+        Err(StoreError::Corrupt("the game kept unloading".to_owned()))
+    }
+
+    /// Runs `command` for `seat` in game `id` (the engine's and HTTP's way;
+    /// sockets hold a handle).
+    ///
+    /// # Errors
+    /// A storage failure while loading; `Ok(None)` if there is no such game.
+    pub async fn command(
+        self: &Arc<Self>,
+        id: Uuid,
+        seat: Seat,
+        command: Command,
+    ) -> Result<Option<Result<super::live::Applied, Refusal>>, StoreError> {
+        for _ in 0..GONE_RETRIES {
+            let Some(handle) = self.get(id).await? else {
+                return Ok(None);
+            };
+            match handle.command(seat, command.clone(), now_ms()).await {
+                Ok(outcome) => return Ok(Some(outcome)),
+                Err(Gone) => continue,
+            }
+        }
+        Err(StoreError::Corrupt("the game kept unloading".to_owned()))
+    }
+
+    /// Seats `player` in open challenge `id`.
+    ///
+    /// # Errors
+    /// [`JoinError::Taken`] when the seat was taken first; a storage failure.
     pub async fn join(
         self: &Arc<Self>,
-        live: &Arc<LiveGame>,
+        id: Uuid,
         player: PlayerRow,
-    ) -> Result<Option<Color>, StoreError> {
-        let mut entry = live.lock().await;
-        if entry.row.status != GameStatus::Open {
-            return Ok(None);
+    ) -> Result<Option<chess_rules::Color>, JoinError> {
+        for _ in 0..GONE_RETRIES {
+            let Some(handle) = self.get(id).await? else {
+                return Ok(None);
+            };
+            match handle.join(player.clone()).await {
+                Ok(outcome) => return outcome.map(Some),
+                Err(Gone) => continue,
+            }
         }
-        let color = if entry.players.white.is_none() {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let now = now_ms();
-        let game = Game::new(entry.game.spec().clone(), *entry.game.settings(), now);
-        let state = stored::state_json(&game);
-        let claimed = self
-            .store
-            .claim_seat(
-                live.id,
-                color == Color::White,
-                player.id,
-                &state,
-                i64::try_from(now).unwrap_or(i64::MAX),
-            )
-            .await?;
-        if !claimed {
-            return Ok(None);
-        }
-        match color {
-            Color::White => entry.row.white_id = Some(player.id),
-            Color::Black => entry.row.black_id = Some(player.id),
-        }
-        *entry.players.get_mut(color) = Some(player);
-        entry.row.status = GameStatus::Playing;
-        entry.row.state = state;
-        entry.game = game;
-        drop(entry);
-        live.announce(Outgoing::Resync);
-        live.rearm.notify_one();
-        Ok(Some(color))
+        Err(JoinError::Store(StoreError::Corrupt(
+            "the game kept unloading".to_owned(),
+        )))
     }
 
-    /// Caches a game and starts its timer.
-    fn install(
-        self: &Arc<Self>,
-        row: GameRow,
-        game: Game,
-        players: ByColor<Option<PlayerRow>>,
-    ) -> Arc<LiveGame> {
-        let live = Arc::new(LiveGame::new(row, game, players));
-        if let Ok(mut games) = self.games.lock() {
-            games.insert(live.id, Arc::clone(&live));
+    /// Tells the other nodes that game `id` changed outside the writer (a
+    /// joined challenge).
+    pub(super) async fn announce_elsewhere(&self, id: Uuid, version: i64) {
+        let notices = game_notices(self.node, std::iter::once((id, version)));
+        for notice in notices {
+            if let Err(error) = self.store.notify(GAMES_CHANNEL, &notice).await {
+                tracing::warn!(%error, "telling other nodes of a change failed");
+            }
         }
-        let span = tracing::info_span!("game", game_id = %live.id);
-        tokio::spawn(run_timer(Arc::clone(self), Arc::clone(&live)).instrument(span));
-        live
     }
 
-    /// Starts the engine if the computer is to move in `live` and no search
-    /// runs for it yet. One task per game searches and plays until it is a
-    /// person's turn (a search made stale by a take-back is refused and the
-    /// next position searched).
-    async fn maybe_computer_move(self: &Arc<Self>, live: &Arc<LiveGame>) {
-        if search_input(&*live.lock().await).is_none() || !self.claim_engine(live.id) {
-            return;
+    /// Another node committed game `id` at `version`: the local owner, if
+    /// any, catches up.
+    pub(super) fn changed_elsewhere(&self, id: Uuid, version: i64) {
+        if let Some(Slot::Live(handle)) = self.lock_games().get(&id) {
+            handle.changed_elsewhere(Some(version));
         }
-        let hub = Arc::clone(self);
-        let live = Arc::clone(live);
-        let span = tracing::info_span!("engine", game_id = %live.id);
-        tokio::spawn(
-            async move {
-                loop {
-                    let input = search_input(&*live.lock().await);
-                    let Some(input) = input else {
-                        hub.release_engine(live.id);
-                        // A person's move may have arrived between the check
-                        // and the release: look once more.
-                        if search_input(&*live.lock().await).is_some() && hub.claim_engine(live.id)
-                        {
-                            continue;
-                        }
-                        return;
-                    };
-                    let (turn, ply) = (input.turn, input.ply);
-                    let search = tokio::task::spawn_blocking(move || input.search()).await;
-                    let Ok(Some(uci)) = search else {
-                        tracing::warn!(ply, "the engine found no move");
-                        hub.release_engine(live.id);
-                        return;
-                    };
-                    let command = Command::Move { uci, ply };
-                    if let Err(refusal) = live
-                        .apply(hub.as_ref(), Seat::of(turn), command, now_ms())
-                        .await
-                    {
-                        tracing::info!(
-                            ply,
-                            code = refusal.code,
-                            "the engine's move was not played"
-                        );
-                        if refusal.code == "internal" {
-                            // The store fails: stop rather than search in a loop.
-                            hub.release_engine(live.id);
-                            return;
-                        }
+    }
+
+    /// Every hosted game rereads its row (after notices may have been lost).
+    pub(super) fn catch_up_all(&self) {
+        for slot in self.lock_games().values() {
+            if let Slot::Live(handle) = slot {
+                handle.changed_elsewhere(None);
+            }
+        }
+    }
+
+    /// A lobby notice from another node.
+    pub(super) fn lobby_changed_elsewhere(&self, payload: &str) {
+        let _ = self.lobby_notices.send(payload.to_owned());
+    }
+
+    /// Lobby notices from other nodes, from now on.
+    pub fn lobby_notices(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.lobby_notices.subscribe()
+    }
+
+    /// Finds games whose stored deadline passed (on any node, hosted or not)
+    /// and has their owner settle them. Several nodes may find the same
+    /// game: the version compare-and-set lets exactly one ending be stored.
+    async fn sweep(self: Arc<Self>) {
+        let mut shutdown = self.shutdown.clone();
+        let mut tick = tokio::time::interval(SWEEP_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                _ = shutdown.changed() => return,
+            }
+            let due = match self.store.due_games(now_i64(), SWEEP_BATCH).await {
+                Ok(due) => due,
+                Err(error) => {
+                    tracing::warn!(%error, "looking for due games failed");
+                    continue;
+                }
+            };
+            for id in due {
+                match self.get(id).await {
+                    // A freshly loaded owner settles its clock at once; a
+                    // hosted one is told to look.
+                    Ok(Some(handle)) => handle.check_time(),
+                    Ok(None) => {}
+                    Err(error) => {
+                        tracing::warn!(%error, game_id = %id, "loading a due game failed")
                     }
                 }
             }
-            .instrument(span),
-        );
-    }
-
-    fn claim_engine(&self, id: Uuid) -> bool {
-        self.thinking
-            .lock()
-            .is_ok_and(|mut thinking| thinking.insert(id))
-    }
-
-    fn release_engine(&self, id: Uuid) {
-        if let Ok(mut thinking) = self.thinking.lock() {
-            thinking.remove(&id);
         }
     }
 
-    /// Drops `live` from the cache if it is over and unwatched (it is loaded
-    /// again from the store when asked for).
-    pub async fn evict_if_idle(&self, live: &LiveGame) {
-        if live.is_idle().await
-            && let Ok(mut games) = self.games.lock()
+    /// Says this node is alive and learns which others are.
+    async fn heartbeat(self: Arc<Self>) {
+        let mut shutdown = self.shutdown.clone();
+        let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => self.refresh_alive_nodes().await,
+                _ = shutdown.changed() => {
+                    if let Err(error) = self.store.remove_node(self.node).await {
+                        tracing::debug!(%error, "unregistering the node failed");
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn refresh_alive_nodes(&self) {
+        let now = now_i64();
+        match self
+            .store
+            .heartbeat(self.node, &self.node_name, now, now - NODE_TIMEOUT_MS)
+            .await
         {
-            games.remove(&live.id);
+            Ok(nodes) => {
+                if let Ok(mut alive) = self.alive_nodes.write() {
+                    *alive = nodes.into_iter().collect();
+                    alive.insert(self.node);
+                }
+            }
+            Err(error) => tracing::warn!(%error, "the node heartbeat failed"),
         }
     }
 
-    /// Called after a person's command: lets the computer answer.
-    pub async fn after_command(self: &Arc<Self>, live: &Arc<LiveGame>) {
-        self.maybe_computer_move(live).await;
+    /// Stops the writer once the owners are gone (see [`Writer::stop`]).
+    pub fn stop_writer(&self) {
+        self.writer.stop();
+    }
+
+    /// Waits until every owner has stopped (after the shutdown signal), at
+    /// most `limit`: their commands in flight are committed and answered.
+    pub async fn wait_for_owners(&self, limit: Duration) {
+        let waited = tokio::time::timeout(limit, async {
+            while self.live_games() > 0 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        if waited.is_err() {
+            tracing::warn!(games = self.live_games(), "some games did not stop in time");
+        }
     }
 }
 
-impl Host for Hub {
-    fn store(&self) -> &Store {
-        &self.store
-    }
-
-    fn rematch_of(&self, entry: &Entry, spec: GameSpec, now: u64) -> (GameRow, Game) {
-        let game = Game::new(spec, self.settings_for(entry.row.mode), now);
-        let now = i64::try_from(now).unwrap_or(i64::MAX);
-        let row = GameRow {
-            id: Uuid::new_v4(),
-            mode: entry.row.mode,
-            white_id: entry.row.black_id,
-            black_id: entry.row.white_id,
-            computer_level: entry.row.computer_level,
-            time_control: entry.row.time_control.clone(),
-            status: GameStatus::Playing,
-            result: None,
-            state: stored::state_json(&game),
-            version: 0,
-            rematch_of: Some(entry.row.id),
-            rematch_id: None,
-            created_at: now,
-            updated_at: now,
-        };
-        (row, game)
-    }
-
-    fn adopt(&self, row: GameRow, game: Game, players: ByColor<Option<PlayerRow>>) {
-        let Some(hub) = self.me.upgrade() else {
-            return;
-        };
-        let live = hub.install(row, game, players);
-        // The computer may play White in the rematch.
-        tokio::spawn(async move { hub.maybe_computer_move(&live).await });
-    }
-}
-
-/// What the engine needs to choose a move, taken under the game's lock.
-struct SearchInput {
-    level: Level,
-    position: chess_rules::Position,
-    history: Vec<u64>,
-    remaining: Option<Duration>,
-    increment: Duration,
-    seed: u64,
-    turn: Color,
-    ply: u32,
-}
-
-impl SearchInput {
-    /// The engine's move in UCI (blocking: run it off the async workers).
-    fn search(self) -> Option<String> {
-        let mut engine = Engine::new(self.level, self.seed);
-        let stop = AtomicBool::new(false);
-        let limits = self.level.limits(self.remaining, self.increment);
-        engine
-            .search(&self.position, &self.history, limits, &stop)
-            .best_move
-            .map(|mv| mv.to_uci().to_string())
-    }
-}
-
-/// The search to run if the computer is to move in `entry`'s game.
-fn search_input(entry: &Entry) -> Option<SearchInput> {
-    if entry.row.mode != GameMode::Computer || !entry.is_playing() {
-        return None;
-    }
-    let turn = entry.game.turn();
-    let computer_moves = entry
-        .players
-        .get(turn)
-        .as_ref()
-        .is_some_and(|player| player.kind == PlayerKind::Computer);
-    if !computer_moves {
-        return None;
-    }
-    let level = entry
-        .row
-        .computer_level
-        .and_then(|level| u8::try_from(level).ok())
-        .and_then(Level::from_number)?;
-    let ply = entry.game.ply();
-    Some(SearchInput {
-        level,
-        position: entry.game.position().clone(),
-        history: (0..ply)
-            .filter_map(|i| entry.game.position_at(i).map(|p| p.zobrist_key()))
-            .collect(),
-        remaining: entry
-            .game
-            .remaining_ms(now_ms())
-            .map(|clocks| Duration::from_millis(*clocks.get(turn))),
-        increment: Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0)),
-        // Different games and moves play differently; the game id keeps it reproducible.
-        seed: u64::from(ply)
-            ^ u64::try_from(entry.row.id.as_u128() & u128::from(u64::MAX)).unwrap_or(0),
-        turn,
-        ply,
-    })
+fn now_i64() -> i64 {
+    i64::try_from(now_ms()).unwrap_or(i64::MAX)
 }
 
 /// The computer's player row at `level`.
@@ -459,50 +579,5 @@ pub fn computer_player(level: Level) -> PlayerRow {
         kind: PlayerKind::Computer,
         name: format!("Computer (level {})", level.number()),
         created_at: 0,
-    }
-}
-
-/// One game's timer: sleeps until the game's next deadline (a flag or a
-/// first-move abort) and settles the clock then, whether or not anyone is
-/// connected. Re-armed after every change; ends with the game or the server.
-async fn run_timer(hub: Arc<Hub>, live: Arc<LiveGame>) {
-    let mut shutdown = hub.shutdown_signal();
-    loop {
-        if *shutdown.borrow() {
-            return;
-        }
-        let deadline = {
-            let entry = live.lock().await;
-            if entry.row.status == GameStatus::Finished || entry.game.is_over() {
-                drop(entry);
-                hub.evict_if_idle(&live).await;
-                return;
-            }
-            if entry.row.status == GameStatus::Open {
-                None
-            } else {
-                entry.game.next_deadline()
-            }
-        };
-        let sleep = async {
-            match deadline {
-                Some(at) => {
-                    let wait = at.saturating_sub(now_ms());
-                    tokio::time::sleep(Duration::from_millis(wait)).await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            () = sleep => {
-                if let Err(refusal) = live.check_time(hub.as_ref(), now_ms()).await {
-                    tracing::warn!(code = refusal.code, "the timer could not settle the clock");
-                    // Back off a little before retrying a failing store.
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-            }
-            () = live.rearm.notified() => {}
-            _ = shutdown.changed() => return,
-        }
     }
 }

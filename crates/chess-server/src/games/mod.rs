@@ -1,13 +1,18 @@
-//! Hosting games: the live-game cache and its commands, the views each
-//! viewer gets, the rows games are stored as, the hub with its timers and
-//! the game WebSocket.
+//! Hosting games: one owner task per live game and the registry that loads
+//! them (the hub), the group-commit writer, the change notices between
+//! nodes, the views each viewer gets, the rows games are stored as, and the
+//! game WebSocket.
 
 pub mod hub;
 pub mod live;
+pub mod notify;
+pub mod owner;
 pub mod socket;
 pub mod stored;
 pub mod view;
+pub mod writer;
 
 pub use hub::{Hub, NewGame, computer_id, computer_player};
-pub use live::{Command, LiveGame, Refusal};
+pub use live::{Command, Entry, Refusal};
+pub use owner::{GameHandle, JoinError};
 pub use socket::SocketLimits;

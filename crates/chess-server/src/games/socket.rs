@@ -1,17 +1,21 @@
-//! One game WebSocket: reads client messages (parsed in one place), runs
-//! them against the live game, and writes the game's broadcasts rendered for
-//! this connection's seat. Measures the round-trip time with Ping frames.
+//! One game WebSocket: reads client messages (parsed in one place), sends
+//! them to the game's owner task, and writes the game's broadcasts rendered
+//! for this connection's seat. Pings measure the round-trip time and find
+//! connections that died without a close (a phone that lost its signal):
+//! one that stays silent too long is closed like any other lost connection.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use chess_game::{EventKind, PremoveCancelReason};
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
 use super::hub::Hub;
-use super::live::{Applied, Command, LiveGame, Outgoing};
+use super::live::{Applied, Command, Outgoing};
+use super::owner::{GameHandle, Gone};
 use crate::clock::now_ms;
 use crate::model::Seat;
 use crate::protocol::{ClientMsg, PremoveReason, PremoveView, ServerMsg};
@@ -22,10 +26,14 @@ pub struct SocketLimits {
     pub max_message_bytes: usize,
     pub rate_per_second: u32,
     pub burst: u32,
+    /// A connection that sends nothing (not even a pong) for this long is
+    /// taken as lost.
+    pub silence_timeout: Duration,
 }
 
-/// How often the server pings to measure the round trip.
-const PING_EVERY: Duration = Duration::from_secs(2);
+/// How often the server pings to measure the round trip (and to hear from
+/// the client).
+const PING_EVERY: Duration = Duration::from_secs(1);
 
 /// A token bucket: `burst` messages at once, refilled at `rate` per second.
 #[derive(Debug)]
@@ -64,7 +72,7 @@ impl RateLimit {
 struct Connection {
     socket: WebSocket,
     hub: Arc<Hub>,
-    live: Arc<LiveGame>,
+    game: GameHandle,
     viewer: Option<Uuid>,
     seat: Seat,
     limits: SocketLimits,
@@ -74,49 +82,76 @@ struct Connection {
     /// Smoothed round-trip time from Ping/Pong frames.
     rtt_ms: Option<u64>,
     ping_sent: Option<Instant>,
+    /// When the client last sent anything.
+    last_heard: Instant,
 }
 
 /// Completes when the account session a socket was opened with ends (see
 /// `Accounts::session_watch`); never for guests and spectators.
 pub type SessionEnds = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
-/// Serves one game socket until the client leaves, the server stops or the
-/// player's account session ends.
+/// Serves one game socket until the client leaves or goes silent, the
+/// server stops or the player's account session ends.
 pub async fn serve(
     socket: WebSocket,
     hub: Arc<Hub>,
-    live: Arc<LiveGame>,
+    game: GameHandle,
     viewer: Option<Uuid>,
     limits: SocketLimits,
     session_ends: SessionEnds,
 ) {
-    let seat = live.lock().await.seat_of(viewer);
-    live.connected(seat).await;
     let mut connection = Connection {
         socket,
         hub,
-        live,
+        game,
         viewer,
-        seat,
+        seat: Seat::None,
         limits,
         rate: RateLimit::new(limits),
         sent_version: 0,
         rtt_ms: None,
         ping_sent: None,
+        last_heard: Instant::now(),
     };
-    tracing::info!(?seat, "socket opened");
-    connection.run(session_ends).await;
-    let Connection {
-        hub, live, seat, ..
-    } = connection;
-    live.disconnected(hub.as_ref(), seat, now_ms()).await;
-    hub.evict_if_idle(&live).await;
+    // Subscribed before the seat is counted, so the owner never unloads
+    // under a socket.
+    let Some(outbox) = connection.attach().await else {
+        tracing::warn!("the game could not be reached; closing the socket");
+        return;
+    };
+    tracing::info!(seat = ?connection.seat, "socket opened");
+    connection.run(outbox, session_ends).await;
+    let Connection { game, seat, .. } = connection;
+    game.disconnected(seat).await;
     tracing::info!(?seat, "socket closed");
 }
 
 impl Connection {
-    async fn run(&mut self, mut session_ends: SessionEnds) {
-        let mut outbox = self.live.subscribe();
+    /// Subscribes to the game and counts this socket's seat, loading the game
+    /// again if its owner unloaded meanwhile; `None` if it cannot be reached.
+    async fn attach(&mut self) -> Option<broadcast::Receiver<Arc<Outgoing>>> {
+        for _ in 0..3 {
+            let outbox = self.game.subscribe();
+            let viewer = self.viewer;
+            match self.game.inspect(move |entry| entry.seat_of(viewer)).await {
+                Ok(seat) => {
+                    self.seat = seat;
+                    self.game.connected(seat).await;
+                    return Some(outbox);
+                }
+                Err(Gone) => {
+                    self.game = self.hub.get(self.game.id).await.ok()??;
+                }
+            }
+        }
+        None
+    }
+
+    async fn run(
+        &mut self,
+        mut outbox: broadcast::Receiver<Arc<Outgoing>>,
+        mut session_ends: SessionEnds,
+    ) {
         let mut shutdown = self.hub.shutdown_signal();
         let mut ping = tokio::time::interval(PING_EVERY);
         loop {
@@ -142,6 +177,12 @@ impl Connection {
                     }
                 }
                 _ = ping.tick() => {
+                    if self.last_heard.elapsed() > self.limits.silence_timeout {
+                        // No pong, no message: the connection is gone even
+                        // though no close arrived.
+                        tracing::info!("the client went silent; closing its socket");
+                        return;
+                    }
                     self.ping_sent = Some(Instant::now());
                     if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
                         return;
@@ -190,6 +231,7 @@ impl Connection {
 
     /// Handles one frame; `false` ends the connection.
     async fn on_frame(&mut self, message: Message) -> bool {
+        self.last_heard = Instant::now();
         match message {
             Message::Text(text) => self.on_text(text.as_str()).await,
             Message::Binary(_) => {
@@ -263,19 +305,17 @@ impl Connection {
             ClientMsg::RematchWithdraw => Command::RematchWithdraw,
             ClientMsg::Takeback => Command::Takeback,
         };
-        let outcome = self
-            .live
-            .apply(self.hub.as_ref(), self.seat, command, now_ms())
-            .await;
+        let outcome = match self.game.command(self.seat, command, now_ms()).await {
+            Ok(outcome) => outcome,
+            // The owner cannot unload under a subscribed socket; if it
+            // stopped, the server is stopping.
+            Err(Gone) => return false,
+        };
         match outcome {
             Ok(Applied::Ack { ply, uci, version }) => {
-                self.hub.after_command(&self.live).await;
                 self.send(&ServerMsg::Ack { ply, uci, version }).await
             }
-            Ok(Applied::Done) => {
-                self.hub.after_command(&self.live).await;
-                true
-            }
+            Ok(Applied::Done) => true,
             Err(refusal) => {
                 self.send_error(refusal.code, refusal.message, Some(kind.to_owned()))
                     .await
@@ -285,7 +325,12 @@ impl Connection {
 
     async fn hello(&mut self, version: Option<u64>) -> bool {
         let missed = match version {
-            Some(version) => self.live.lock().await.events_after(version),
+            Some(version) => self
+                .game
+                .inspect(move |entry| entry.events_after(version))
+                .await
+                .ok()
+                .flatten(),
             None => None,
         };
         match missed {
@@ -302,12 +347,15 @@ impl Connection {
     }
 
     async fn send_state(&mut self) -> bool {
-        self.live.refresh(self.hub.as_ref()).await;
-        let state = {
-            let entry = self.live.lock().await;
-            self.seat = entry.seat_of(self.viewer);
-            entry.state_for(self.viewer, now_ms())
+        let viewer = self.viewer;
+        let Ok((seat, state)) = self
+            .game
+            .inspect_fresh(move |entry| (entry.seat_of(viewer), entry.state_for(viewer, now_ms())))
+            .await
+        else {
+            return false;
         };
+        self.seat = seat;
         self.sent_version = state.version;
         self.send(&ServerMsg::State(Box::new(state))).await
     }
@@ -320,7 +368,8 @@ impl Connection {
                 let sent = self.send_state().await;
                 if self.seat != before {
                     // Joined a challenge on this socket: count the new seat.
-                    self.live.connected(self.seat).await;
+                    self.game.disconnected(before).await;
+                    self.game.connected(self.seat).await;
                 }
                 sent
             }

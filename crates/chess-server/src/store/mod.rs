@@ -13,6 +13,7 @@
 mod connect;
 mod rows;
 
+pub use batch::{GameWrite, WriteOutcome};
 pub use rows::{GameRow, MoveRow, PlayerRow, SeekRow};
 
 use sqlx::{PgPool, SqlitePool};
@@ -39,6 +40,9 @@ pub enum StoreError {
     /// The database failed.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// A failure shared by several requests waiting for the same load.
+    #[error(transparent)]
+    Shared(std::sync::Arc<StoreError>),
 }
 
 /// The connection pool of one backend.
@@ -64,8 +68,9 @@ macro_rules! insert_game_query {
     ($game:expr) => {
         sqlx::query(
             "insert into games (id, mode, white_id, black_id, computer_level, time_control, status, \
-             result, state, version, rematch_of, rematch_id, created_at, updated_at) \
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+             result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
+             recent_events, premove_nodes) \
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         )
         .bind($game.id.to_string())
         .bind($game.mode.as_str())
@@ -81,6 +86,9 @@ macro_rules! insert_game_query {
         .bind($game.rematch_id.map(|id| id.to_string()))
         .bind($game.created_at)
         .bind($game.updated_at)
+        .bind($game.deadline_at)
+        .bind($game.recent_events.clone())
+        .bind($game.premove_nodes_json())
     };
 }
 
@@ -89,7 +97,8 @@ macro_rules! update_game_query {
     ($game:expr, $expected_version:expr) => {
         sqlx::query(
             "update games set white_id = $3, black_id = $4, status = $5, result = $6, state = $7, \
-             version = $8, rematch_id = $9, updated_at = $10 where id = $1 and version = $2",
+             version = $8, rematch_id = $9, updated_at = $10, deadline_at = $11, \
+             recent_events = $12, premove_nodes = $13 where id = $1 and version = $2",
         )
         .bind($game.id.to_string())
         .bind($expected_version)
@@ -101,15 +110,42 @@ macro_rules! update_game_query {
         .bind($game.version)
         .bind($game.rematch_id.map(|id| id.to_string()))
         .bind($game.updated_at)
+        .bind($game.deadline_at)
+        .bind($game.recent_events.clone())
+        .bind($game.premove_nodes_json())
     };
 }
 
-/// What [`Store::finish_game`] settles with the ledger.
-#[derive(Clone, Copy, Debug)]
-struct Settlement<'a> {
-    result: &'a chess_game::GameResult,
-    now_ms: i64,
+/// Reads a [`GameRow`] from a fetched row of either backend (selected with
+/// [`GAME_COLUMNS`]).
+macro_rules! game_row {
+    ($row:expr) => {{
+        use sqlx::Row as _;
+        let row = &$row;
+        GameRow::from_columns(rows::GameColumns {
+            id: row.try_get("id")?,
+            mode: row.try_get("mode")?,
+            white_id: row.try_get("white_id")?,
+            black_id: row.try_get("black_id")?,
+            computer_level: row.try_get("computer_level")?,
+            time_control: row.try_get("time_control")?,
+            status: row.try_get("status")?,
+            result: row.try_get("result")?,
+            state: row.try_get("state")?,
+            version: row.try_get("version")?,
+            rematch_of: row.try_get("rematch_of")?,
+            rematch_id: row.try_get("rematch_id")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+            deadline_at: row.try_get("deadline_at")?,
+            recent_events: row.try_get("recent_events")?,
+            premove_nodes: row.try_get("premove_nodes")?,
+        })
+    }};
 }
+
+mod batch;
+mod nodes;
 
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]
@@ -120,7 +156,8 @@ pub struct Store {
 type Result<T> = std::result::Result<T, StoreError>;
 
 const GAME_COLUMNS: &str = "id, mode, white_id, black_id, computer_level, time_control, status, \
-     result, state, version, rematch_of, rematch_id, created_at, updated_at";
+     result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
+     recent_events, premove_nodes";
 
 impl Store {
     /// The same pools, for the account endpoints.
@@ -129,6 +166,30 @@ impl Store {
             Pool::Sqlite(pool) => crate::accounts::http::AccountsDb::Sqlite(pool.clone()),
             Pool::Postgres(pool) => crate::accounts::http::AccountsDb::Postgres(pool.clone()),
         }
+    }
+
+    /// The Postgres pool, for the change listener; `None` on SQLite.
+    pub fn postgres_pool(&self) -> Option<PgPool> {
+        match &self.pool {
+            Pool::Postgres(pool) => Some(pool.clone()),
+            Pool::Sqlite(_) => None,
+        }
+    }
+
+    /// Sends `payload` on Postgres channel `channel` now (outside any
+    /// transaction); nothing on SQLite, which has one node.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn notify(&self, channel: &str, payload: &str) -> Result<()> {
+        if let Pool::Postgres(pool) = &self.pool {
+            sqlx::query("select pg_notify($1, $2)")
+                .bind(channel)
+                .bind(payload)
+                .execute(pool)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Whether this store runs on Postgres (else SQLite).
@@ -205,10 +266,16 @@ impl Store {
     /// The database error or a corrupt row.
     pub async fn game(&self, id: Uuid) -> Result<Option<GameRow>> {
         let sql = format!("select {GAME_COLUMNS} from games where id = $1");
-        let row: Option<rows::GameTuple> = with_pool!(self, pool => {
-            sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id.to_string()).fetch_optional(pool).await?
-        });
-        row.map(GameRow::from_tuple).transpose()
+        with_pool!(self, pool => {
+            let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(id.to_string())
+                .fetch_optional(pool)
+                .await?;
+            match row {
+                Some(row) => game_row!(row).map(Some),
+                None => Ok(None),
+            }
+        })
     }
 
     /// The stored version of game `id`, to tell whether a cached copy is stale.
@@ -266,14 +333,14 @@ impl Store {
     }
 
     async fn games_where(&self, sql: &str, player: Option<Uuid>) -> Result<Vec<GameRow>> {
-        let rows: Vec<rows::GameTuple> = with_pool!(self, pool => {
-            let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()));
+        with_pool!(self, pool => {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()));
             if let Some(player) = player {
                 query = query.bind(player.to_string());
             }
-            query.fetch_all(pool).await?
-        });
-        rows.into_iter().map(GameRow::from_tuple).collect()
+            let rows = query.fetch_all(pool).await?;
+            rows.iter().map(|row| game_row!(row)).collect()
+        })
     }
 
     /// The moves of a game in ply order.
@@ -293,10 +360,11 @@ impl Store {
         rows.into_iter().map(MoveRow::from_tuple).collect()
     }
 
-    /// Writes a change of a game as one compare-and-set: the row is replaced by
-    /// `game` only if its stored version is still `expected_version`; moves from
-    /// ply `keep_moves` on are deleted (a take-back) and `new_moves` inserted, all
-    /// in one transaction.
+    /// Writes one change of a game as a compare-and-set: the row is replaced
+    /// by `game` only if its stored version is still `expected_version`;
+    /// moves from ply `keep_moves` on are deleted (a take-back) and
+    /// `new_moves` inserted, all in one transaction. The live games write
+    /// through [`Store::write_batch`]; this is the same for one game.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] if the version moved on (nothing is written), or a
@@ -308,137 +376,18 @@ impl Store {
         keep_moves: Option<u32>,
         new_moves: &[MoveRow],
     ) -> Result<()> {
-        self.write_game(game, expected_version, keep_moves, new_moves, None)
-            .await
-            .map(|_| ())
-    }
-
-    /// Like [`Store::update_game`] for the change that ends a game with
-    /// `result`: in the same transaction, the reward ledger settles the game
-    /// (`ledger::*::settle_game`), so the result and any payment commit
-    /// together or not at all, and a game pays at most once whatever races.
-    /// On SQLite the transaction takes the write lock at its start
-    /// (`BEGIN IMMEDIATE`).
-    ///
-    /// # Errors
-    /// As [`Store::update_game`]; a ledger failure rolls everything back.
-    pub async fn finish_game(
-        &self,
-        game: &GameRow,
-        expected_version: i64,
-        new_moves: &[MoveRow],
-        result: &chess_game::GameResult,
-        now_ms: i64,
-    ) -> Result<Option<crate::ledger::Recorded>> {
-        let settlement = Settlement { result, now_ms };
-        self.write_game(game, expected_version, None, new_moves, Some(settlement))
-            .await
-    }
-
-    async fn write_game(
-        &self,
-        game: &GameRow,
-        expected_version: i64,
-        keep_moves: Option<u32>,
-        new_moves: &[MoveRow],
-        settlement: Option<Settlement<'_>>,
-    ) -> Result<Option<crate::ledger::Recorded>> {
-        /// The body, once per backend: `$tx` is the open transaction,
-        /// `$ledger` the backend's ledger module.
-        macro_rules! write_body {
-            ($tx:ident, $ledger:path) => {{
-                use $ledger as ledger;
-                let updated = update_game_query!(game, expected_version)
-                    .execute(&mut *$tx)
-                    .await?;
-                if updated.rows_affected() != 1 {
-                    $tx.rollback().await?;
-                    return Err(StoreError::Conflict);
-                }
-                if let Some(keep) = keep_moves {
-                    sqlx::query("delete from moves where game_id = $1 and ply >= $2")
-                        .bind(game.id.to_string())
-                        .bind(i64::from(keep))
-                        .execute(&mut *$tx)
-                        .await?;
-                }
-                for mv in new_moves {
-                    sqlx::query(
-                        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-                         values ($1, $2, $3, $4, $5, $6, $7)",
-                    )
-                    .bind(game.id.to_string())
-                    .bind(mv.ply)
-                    .bind(&mv.uci)
-                    .bind(&mv.san)
-                    .bind(mv.clock_ms)
-                    .bind(mv.played_at)
-                    .bind(&mv.record)
-                    .execute(&mut *$tx)
-                    .await?;
-                }
-                let recorded = match settlement {
-                    Some(Settlement { result, now_ms }) => {
-                        let seats = chess_rules::ByColor {
-                            white: game.white_id,
-                            black: game.black_id,
-                        };
-                        ledger::settle_game(&mut $tx, game.id, seats, result, now_ms)
-                            .await
-                            .map_err(|error| match error {
-                                crate::ledger::LedgerError::Database(error) => {
-                                    StoreError::Database(error)
-                                }
-                                crate::ledger::LedgerError::Corrupt(what) => {
-                                    StoreError::Corrupt(what)
-                                }
-                            })?
-                    }
-                    None => None,
-                };
-                $tx.commit().await?;
-                recorded
-            }};
-        }
-        let recorded = match &self.pool {
-            Pool::Sqlite(pool) => {
-                let mut tx = if settlement.is_some() {
-                    crate::ledger::sqlite::begin_immediate(pool).await?
-                } else {
-                    pool.begin().await?
-                };
-                write_body!(tx, crate::ledger::sqlite)
-            }
-            Pool::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                write_body!(tx, crate::ledger::postgres)
-            }
+        let write = GameWrite {
+            row: game.clone(),
+            expected_version,
+            keep_moves,
+            new_moves: new_moves.to_vec(),
+            settle: None,
+            rematch: None,
         };
-        Ok(recorded)
-    }
-
-    /// Stores the rematch `new_game` and, in the same transaction, the old game
-    /// `old_game` (which points at it) as a compare-and-set on `expected_version`.
-    ///
-    /// # Errors
-    /// [`StoreError::Conflict`] if the old game changed; nothing is written then.
-    pub async fn insert_rematch(
-        &self,
-        old_game: &GameRow,
-        expected_version: i64,
-        new_game: &GameRow,
-    ) -> Result<()> {
-        with_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            insert_game_query!(new_game).execute(&mut *tx).await?;
-            let updated = update_game_query!(old_game, expected_version).execute(&mut *tx).await?;
-            if updated.rows_affected() != 1 {
-                tx.rollback().await?;
-                return Err(StoreError::Conflict);
-            }
-            tx.commit().await?;
-        });
-        Ok(())
+        match self.write_batch(&[write], "", &[]).await?.pop() {
+            Some(WriteOutcome::Written { .. }) => Ok(()),
+            _ => Err(StoreError::Conflict),
+        }
     }
 
     /// Stores a new seek.
@@ -493,13 +442,14 @@ impl Store {
         player: Uuid,
         state: &str,
         now: i64,
+        deadline_at: Option<i64>,
     ) -> Result<bool> {
         let sql = if white {
-            "update games set white_id = $2, state = $3, status = 'playing', updated_at = $4 \
-             where id = $1 and white_id is null and status = 'open'"
+            "update games set white_id = $2, state = $3, status = 'playing', updated_at = $4, \
+             deadline_at = $5 where id = $1 and white_id is null and status = 'open'"
         } else {
-            "update games set black_id = $2, state = $3, status = 'playing', updated_at = $4 \
-             where id = $1 and black_id is null and status = 'open'"
+            "update games set black_id = $2, state = $3, status = 'playing', updated_at = $4, \
+             deadline_at = $5 where id = $1 and black_id is null and status = 'open'"
         };
         let claimed = with_pool!(self, pool => {
             sqlx::query(sql)
@@ -507,6 +457,7 @@ impl Store {
                 .bind(player.to_string())
                 .bind(state)
                 .bind(now)
+                .bind(deadline_at)
                 .execute(pool)
                 .await?
                 .rows_affected()

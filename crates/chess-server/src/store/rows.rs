@@ -2,6 +2,7 @@
 //! stored strings' typed forms; JSON columns stay strings (the game layer owns
 //! their shapes).
 
+use chess_rules::ByColor;
 use uuid::Uuid;
 
 use super::StoreError;
@@ -37,6 +38,14 @@ pub struct GameRow {
     pub rematch_id: Option<Uuid>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// When a timer must next look at the game (unix ms): derived from the
+    /// game on every write, so the sweeper finds games no node hosts.
+    pub deadline_at: Option<i64>,
+    /// JSON array of the latest changes' events, oldest first: what other
+    /// nodes replay to their sockets.
+    pub recent_events: String,
+    /// The node whose socket set each side's premove.
+    pub premove_nodes: ByColor<Option<Uuid>>,
 }
 
 /// One played move.
@@ -66,22 +75,27 @@ pub struct SeekRow {
     pub created_at: i64,
 }
 
-pub(super) type GameTuple = (
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<i64>,
-    String,
-    String,
-    Option<String>,
-    String,
-    i64,
-    Option<String>,
-    Option<String>,
-    i64,
-    i64,
-);
+/// A game row's columns as the database returns them, before parsing.
+#[derive(Debug)]
+pub(super) struct GameColumns {
+    pub id: String,
+    pub mode: String,
+    pub white_id: Option<String>,
+    pub black_id: Option<String>,
+    pub computer_level: Option<i64>,
+    pub time_control: String,
+    pub status: String,
+    pub result: Option<String>,
+    pub state: String,
+    pub version: i64,
+    pub rematch_of: Option<String>,
+    pub rematch_id: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub deadline_at: Option<i64>,
+    pub recent_events: String,
+    pub premove_nodes: Option<String>,
+}
 
 fn uuid(text: &str) -> Result<Uuid, StoreError> {
     Uuid::parse_str(text).map_err(|_| StoreError::Corrupt(format!("not a uuid: {text:?}")))
@@ -107,8 +121,8 @@ impl PlayerRow {
 }
 
 impl GameRow {
-    pub(super) fn from_tuple(row: GameTuple) -> Result<GameRow, StoreError> {
-        let (
+    pub(super) fn from_columns(columns: GameColumns) -> Result<GameRow, StoreError> {
+        let GameColumns {
             id,
             mode,
             white_id,
@@ -123,7 +137,15 @@ impl GameRow {
             rematch_id,
             created_at,
             updated_at,
-        ) = row;
+            deadline_at,
+            recent_events,
+            premove_nodes,
+        } = columns;
+        let premove_nodes = match premove_nodes {
+            Some(json) => serde_json::from_str(&json)
+                .map_err(|e| StoreError::Corrupt(format!("premove nodes {json:?}: {e}")))?,
+            None => ByColor::default(),
+        };
         Ok(GameRow {
             id: uuid(&id)?,
             mode: mode
@@ -143,7 +165,16 @@ impl GameRow {
             rematch_id: optional_uuid(rematch_id)?,
             created_at,
             updated_at,
+            deadline_at,
+            recent_events,
+            premove_nodes,
         })
+    }
+
+    /// The `premove_nodes` column: null when no premove is held.
+    pub(super) fn premove_nodes_json(&self) -> Option<String> {
+        (self.premove_nodes.white.is_some() || self.premove_nodes.black.is_some())
+            .then(|| serde_json::to_string(&self.premove_nodes).unwrap_or_default())
     }
 }
 

@@ -1,7 +1,10 @@
 //! The store's contract, run against SQLite and Postgres alike.
 
+use chess_rules::ByColor;
 use chess_server::model::{GameMode, GameStatus, PlayerKind};
-use chess_server::store::{self, GameRow, MoveRow, PlayerRow, SeekRow, Store, StoreError};
+use chess_server::store::{
+    self, GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, Store, StoreError, WriteOutcome,
+};
 use uuid::Uuid;
 
 use crate::helpers::{Backend, TestDatabase, fresh_database};
@@ -39,6 +42,9 @@ fn game(white: &PlayerRow, black: &PlayerRow) -> GameRow {
         rematch_id: None,
         created_at: 10,
         updated_at: 10,
+        deadline_at: None,
+        recent_events: "[]".to_owned(),
+        premove_nodes: ByColor::default(),
     }
 }
 
@@ -142,20 +148,20 @@ async fn contract(backend: Backend) {
     store.insert_game(&open).await.expect("insert open");
     assert!(
         store
-            .claim_seat(open.id, false, black.id, "{}", 40)
+            .claim_seat(open.id, false, black.id, "{}", 40, Some(30_040))
             .await
             .expect("claim")
     );
     assert!(
         !store
-            .claim_seat(open.id, false, white.id, "{}", 41)
+            .claim_seat(open.id, false, white.id, "{}", 41, Some(30_041))
             .await
             .expect("claim")
     );
     let claimed = store.game(open.id).await.expect("read").expect("exists");
     assert_eq!(
-        (claimed.black_id, claimed.status),
-        (Some(black.id), GameStatus::Playing)
+        (claimed.black_id, claimed.status, claimed.deadline_at),
+        (Some(black.id), GameStatus::Playing, Some(30_040))
     );
 
     // A seek is deleted exactly once.
@@ -172,6 +178,235 @@ async fn contract(backend: Backend) {
     assert!(store.delete_seek(seek.id).await.expect("delete"));
     assert!(!store.delete_seek(seek.id).await.expect("delete"));
     store.close().await;
+}
+
+fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite {
+    GameWrite {
+        row: row.clone(),
+        expected_version,
+        keep_moves: None,
+        new_moves: moves,
+        settle: None,
+        rematch: None,
+    }
+}
+
+/// Group commit: one game's lost compare-and-set refuses that game alone;
+/// a failing statement fails the whole batch and stores nothing.
+async fn batch_contract(backend: Backend) {
+    let Some((store, _db)) = store_on(backend).await else {
+        return;
+    };
+    let (white, black) = (player(), player());
+    store.insert_player(&white).await.expect("insert");
+    store.insert_player(&black).await.expect("insert");
+    let games: Vec<GameRow> = (0..3).map(|_| game(&white, &black)).collect();
+    for row in &games {
+        store.insert_game(row).await.expect("insert game");
+    }
+    let mut next: Vec<GameRow> = games
+        .iter()
+        .map(|row| GameRow {
+            version: 1,
+            deadline_at: Some(99),
+            recent_events: "[1]".to_owned(),
+            premove_nodes: ByColor {
+                white: Some(Uuid::new_v4()),
+                black: None,
+            },
+            ..row.clone()
+        })
+        .collect();
+    let writes = vec![
+        write(&next[0], 0, vec![move_row(0, "e2e4")]),
+        // Expects a version the game never had: another node won.
+        write(&next[1], 7, vec![move_row(0, "d2d4")]),
+        write(&next[2], 0, vec![move_row(0, "c2c4")]),
+    ];
+    let outcomes = store
+        .write_batch(&writes, "chess_test", &["notice".to_owned()])
+        .await
+        .expect("the batch commits");
+    assert!(matches!(
+        outcomes[0],
+        WriteOutcome::Written { reward: None }
+    ));
+    assert!(matches!(outcomes[1], WriteOutcome::Conflict));
+    assert!(matches!(
+        outcomes[2],
+        WriteOutcome::Written { reward: None }
+    ));
+    assert_eq!(
+        store.game(next[0].id).await.expect("read"),
+        Some(next[0].clone())
+    );
+    assert_eq!(
+        store.game(next[1].id).await.expect("read"),
+        Some(games[1].clone())
+    );
+    assert_eq!(
+        store.game(next[2].id).await.expect("read"),
+        Some(next[2].clone())
+    );
+    assert_eq!(store.moves(next[1].id).await.expect("moves"), vec![]);
+    assert_eq!(
+        store.moves(next[2].id).await.expect("moves"),
+        vec![move_row(0, "c2c4")]
+    );
+
+    // A ply written twice fails the statement: nothing of the batch lands,
+    // not even the other game's good change.
+    let good = GameRow {
+        version: 2,
+        ..next[0].clone()
+    };
+    let bad = GameRow {
+        version: 2,
+        ..next[2].clone()
+    };
+    let failed = store
+        .write_batch(
+            &[
+                write(&good, 1, vec![move_row(1, "e7e5")]),
+                write(&bad, 1, vec![move_row(0, "c2c4")]),
+            ],
+            "chess_test",
+            &[],
+        )
+        .await;
+    assert!(failed.is_err(), "{failed:?}");
+    assert_eq!(
+        store.game(good.id).await.expect("read").map(|g| g.version),
+        Some(1)
+    );
+    assert_eq!(store.moves(good.id).await.expect("moves").len(), 1);
+
+    // A rematch is stored with the change that starts it; a conflicting
+    // change leaves no rematch behind.
+    let rematch = GameRow {
+        id: Uuid::new_v4(),
+        white_id: Some(black.id),
+        black_id: Some(white.id),
+        rematch_of: Some(next[0].id),
+        ..game(&black, &white)
+    };
+    next[0].version = 2;
+    next[0].status = GameStatus::Finished;
+    next[0].rematch_id = Some(rematch.id);
+    let mut conflicting = write(&next[0], 0, vec![]);
+    conflicting.rematch = Some(rematch.clone());
+    let outcomes = store
+        .write_batch(&[conflicting.clone()], "chess_test", &[])
+        .await
+        .expect("commits");
+    assert!(matches!(outcomes[0], WriteOutcome::Conflict));
+    assert_eq!(store.game(rematch.id).await.expect("read"), None);
+    conflicting.expected_version = 1;
+    let outcomes = store
+        .write_batch(&[conflicting], "chess_test", &[])
+        .await
+        .expect("commits");
+    assert!(matches!(outcomes[0], WriteOutcome::Written { .. }));
+    assert_eq!(store.game(rematch.id).await.expect("read"), Some(rematch));
+    store.close().await;
+}
+
+/// Timers and nodes: due games come from the stored deadline; a node's
+/// heartbeat says who is alive; a restarted node replaces its earlier rows.
+async fn timers_and_nodes_contract(backend: Backend) {
+    let Some((store, _db)) = store_on(backend).await else {
+        return;
+    };
+    let (white, black) = (player(), player());
+    store.insert_player(&white).await.expect("insert");
+    store.insert_player(&black).await.expect("insert");
+    let mut due = game(&white, &black);
+    due.deadline_at = Some(1_000);
+    let mut later = game(&white, &black);
+    later.deadline_at = Some(5_000);
+    let mut untimed = game(&white, &black);
+    untimed.deadline_at = None;
+    let mut finished = game(&white, &black);
+    finished.deadline_at = Some(500);
+    finished.status = GameStatus::Finished;
+    for row in [&due, &later, &untimed, &finished] {
+        store.insert_game(row).await.expect("insert");
+    }
+    assert_eq!(store.due_games(2_000, 10).await.expect("due"), vec![due.id]);
+    assert_eq!(
+        store.due_games(6_000, 10).await.expect("due"),
+        vec![due.id, later.id]
+    );
+    assert_eq!(store.due_games(6_000, 1).await.expect("due"), vec![due.id]);
+    // The deadline is corrected at the game's version only.
+    assert!(
+        store
+            .set_deadline(due.id, 0, Some(9_000))
+            .await
+            .expect("set")
+    );
+    assert!(!store.set_deadline(due.id, 5, None).await.expect("set"));
+    assert_eq!(
+        store.due_games(6_000, 10).await.expect("due"),
+        vec![later.id]
+    );
+
+    let (first, second) = (Uuid::new_v4(), Uuid::new_v4());
+    store
+        .register_node(first, "a:1", 100)
+        .await
+        .expect("register");
+    store
+        .register_node(second, "b:1", 100)
+        .await
+        .expect("register");
+    let mut alive = store.heartbeat(first, "a:1", 200, 150).await.expect("beat");
+    alive.sort();
+    assert_eq!(alive, vec![first]);
+    let mut alive = store
+        .heartbeat(second, "b:1", 210, 100)
+        .await
+        .expect("beat");
+    alive.sort();
+    let mut both = vec![first, second];
+    both.sort();
+    assert_eq!(alive, both);
+    // "a:1" restarts under a new id: its earlier run is gone at once.
+    let restarted = Uuid::new_v4();
+    store
+        .register_node(restarted, "a:1", 300)
+        .await
+        .expect("register");
+    let alive = store.heartbeat(second, "b:1", 310, 0).await.expect("beat");
+    assert!(!alive.contains(&first), "{alive:?}");
+    assert!(alive.contains(&restarted), "{alive:?}");
+    store.remove_node(second).await.expect("remove");
+    let alive = store
+        .heartbeat(restarted, "a:1", 320, 0)
+        .await
+        .expect("beat");
+    assert_eq!(alive, vec![restarted]);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn batch_contract_on_sqlite() {
+    batch_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn batch_contract_on_postgres() {
+    batch_contract(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn timers_and_nodes_contract_on_sqlite() {
+    timers_and_nodes_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn timers_and_nodes_contract_on_postgres() {
+    timers_and_nodes_contract(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -1,0 +1,185 @@
+//! Live play across nodes on Postgres itself: `LISTEN/NOTIFY`.
+//!
+//! Every batch the writer commits carries a notice naming the games it
+//! changed and their new versions (`NOTIFY` is transactional: the notice goes
+//! out exactly when the batch commits). Each node listens; for a game it hosts
+//! and did not change itself, its owner rereads the row and replays the new
+//! events to its sockets, in order. A notice's payload stays under Postgres's
+//! 8,000-byte limit by splitting a large batch over several notices.
+//!
+//! A dropped listener connection may have lost notices: after reconnecting,
+//! every hosted game rereads its row, so no socket misses a change.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgListener, PgPool};
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use super::hub::Hub;
+
+/// The channel of game changes.
+pub const GAMES_CHANNEL: &str = "chess_games";
+/// The channel of lobby changes.
+pub const LOBBY_CHANNEL: &str = "chess_lobby";
+/// Largest payload written (Postgres refuses 8,000 bytes and more).
+const MAX_PAYLOAD: usize = 7_900;
+/// Wait before reconnecting a failed listener.
+const RECONNECT_AFTER: Duration = Duration::from_millis(500);
+
+/// Changed games as one node announced them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameNotice {
+    /// The node that made the changes (it ignores its own notices).
+    pub node: Uuid,
+    /// Each game changed and its version after the change.
+    pub changes: Vec<(Uuid, i64)>,
+}
+
+/// The payloads announcing `changes` by `node`: `node|id:version,id:version`,
+/// split so that none exceeds the payload limit.
+pub fn game_notices(node: Uuid, changes: impl Iterator<Item = (Uuid, i64)>) -> Vec<String> {
+    let prefix = format!("{node}|");
+    let mut notices = Vec::new();
+    let mut current = prefix.clone();
+    for (game, version) in changes {
+        let item = format!("{game}:{version}");
+        if current.len() > prefix.len() && current.len() + 1 + item.len() > MAX_PAYLOAD {
+            notices.push(std::mem::replace(&mut current, prefix.clone()));
+        }
+        if current.len() > prefix.len() {
+            current.push(',');
+        }
+        current.push_str(&item);
+    }
+    if current.len() > prefix.len() {
+        notices.push(current);
+    }
+    notices
+}
+
+/// Reads a payload of [`game_notices`]; `None` if it is not one.
+pub fn parse_game_notice(payload: &str) -> Option<GameNotice> {
+    let (node, list) = payload.split_once('|')?;
+    let node = Uuid::parse_str(node).ok()?;
+    let changes = list
+        .split(',')
+        .map(|item| {
+            let (game, version) = item.split_once(':')?;
+            Some((Uuid::parse_str(game).ok()?, version.parse().ok()?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(GameNotice { node, changes })
+}
+
+/// Listens for other nodes' changes until shutdown, reconnecting after a
+/// dropped connection and then asking every hosted game to catch up.
+pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<bool>) {
+    let node = hub.node_id();
+    loop {
+        let mut listener = match connect(&pool).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                tracing::warn!(%error, "the change listener cannot connect; retrying");
+                tokio::select! {
+                    () = tokio::time::sleep(RECONNECT_AFTER) => continue,
+                    _ = shutdown.changed() => return,
+                }
+            }
+        };
+        // Whatever changed while no one listened: catch up from the store.
+        hub.catch_up_all();
+        loop {
+            let received = tokio::select! {
+                received = listener.try_recv() => received,
+                _ = shutdown.changed() => return,
+            };
+            match received {
+                Ok(Some(notification)) => match notification.channel() {
+                    GAMES_CHANNEL => match parse_game_notice(notification.payload()) {
+                        Some(notice) if notice.node != node => {
+                            for (game, version) in notice.changes {
+                                hub.changed_elsewhere(game, version);
+                            }
+                        }
+                        Some(_) => {}
+                        None => tracing::warn!(
+                            payload = notification.payload(),
+                            "an unreadable game notice"
+                        ),
+                    },
+                    LOBBY_CHANNEL => hub.lobby_changed_elsewhere(notification.payload()),
+                    _ => {}
+                },
+                // The connection dropped; notices may be lost.
+                Ok(None) => {
+                    tracing::warn!("the change listener lost its connection; catching up");
+                    hub.catch_up_all();
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the change listener failed; reconnecting");
+                    break;
+                }
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(RECONNECT_AFTER) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
+
+async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    listener.listen_all([GAMES_CHANNEL, LOBBY_CHANNEL]).await?;
+    Ok(listener)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_round_trip() {
+        let node = Uuid::new_v4();
+        let changes = vec![(Uuid::new_v4(), 3), (Uuid::new_v4(), 41)];
+        let notices = game_notices(node, changes.clone().into_iter());
+        assert_eq!(notices.len(), 1);
+        assert_eq!(
+            parse_game_notice(&notices[0]),
+            Some(GameNotice { node, changes })
+        );
+    }
+
+    #[test]
+    fn a_large_batch_is_split_under_the_payload_limit() {
+        let node = Uuid::new_v4();
+        let changes: Vec<(Uuid, i64)> = (0..1_000).map(|i| (Uuid::new_v4(), i)).collect();
+        let notices = game_notices(node, changes.clone().into_iter());
+        assert!(notices.len() > 1);
+        assert!(notices.iter().all(|notice| notice.len() <= MAX_PAYLOAD));
+        let parsed: Vec<(Uuid, i64)> = notices
+            .iter()
+            .flat_map(|notice| parse_game_notice(notice).expect("parses").changes)
+            .collect();
+        assert_eq!(parsed, changes);
+    }
+
+    #[test]
+    fn no_changes_no_notice() {
+        assert!(game_notices(Uuid::new_v4(), std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn garbage_is_not_a_notice() {
+        for payload in [
+            "",
+            "|",
+            "x|y:1",
+            &format!("{}|{}:x", Uuid::nil(), Uuid::nil()),
+        ] {
+            assert_eq!(parse_game_notice(payload), None, "{payload:?}");
+        }
+    }
+}

@@ -1,0 +1,954 @@
+//! One task per live game: it owns the game's state and is the only code that
+//! changes it. Everything else talks to it through its [`GameHandle`]:
+//! sockets, HTTP routes and the lobby send messages and wait for a oneshot
+//! answer; the owner's one `select!` also handles the game's clock and
+//! first-move deadlines, the computer's move, and changes that other nodes
+//! made. A command's change is handed to the node's writer (group commit) and
+//! acknowledged and broadcast only once it is committed.
+//!
+//! The owner unloads itself when the game is over and nobody watches it, or
+//! after a while with no socket; the hub loads it again on demand. A timed
+//! game nobody hosts is still flagged on time: its deadline is stored with
+//! every change and the hub's sweeper loads games whose deadline passed.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use chess_engine::{Engine, Level};
+use chess_game::{Event, EventKind, Game};
+use chess_rules::{ByColor, Color};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use uuid::Uuid;
+
+use super::hub::Hub;
+use super::live::{Applied, Command, Entry, Outgoing, Refusal, run, version_i64};
+use super::stored;
+use super::view::{SharedSituation, public_event, status_of};
+use super::writer::WriteError;
+use crate::clock::now_ms;
+use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
+use crate::protocol::EventView;
+use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
+
+/// Messages that may wait for a busy owner.
+const MAILBOX: usize = 64;
+/// Broadcasts a slow socket may fall behind before it is sent a full state.
+const OUTBOX: usize = 64;
+/// The latest events kept in the row for other nodes to replay.
+const RECENT_EVENTS: usize = 8;
+/// An unfinished game with no socket on this node is unloaded after this long.
+pub const IDLE_UNLOAD: Duration = Duration::from_secs(60);
+
+/// The owner task was unloaded meanwhile: ask the hub for the game again.
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("the game was unloaded; load it again")]
+pub struct Gone;
+
+/// Why joining an open challenge did not seat the player.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// The seat was taken first (or the game is not open).
+    #[error("the seat is taken")]
+    Taken,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+type Inspection = Box<dyn FnOnce(&Entry) + Send>;
+
+enum Message {
+    Command {
+        seat: Seat,
+        command: Command,
+        now: u64,
+        reply: oneshot::Sender<Result<Applied, Refusal>>,
+    },
+    Join {
+        player: PlayerRow,
+        reply: oneshot::Sender<Result<Color, JoinError>>,
+    },
+    /// `fresh`: first make sure no other node moved the stored game on.
+    Inspect {
+        look: Inspection,
+        fresh: bool,
+    },
+    Connected(Seat),
+    Disconnected(Seat),
+    /// Another node committed a change (the version it reached, when known).
+    ChangedElsewhere(Option<i64>),
+    /// The sweeper found the stored deadline due.
+    CheckTime,
+}
+
+/// How the rest of the server reaches a live game's owner.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    pub id: Uuid,
+    mailbox: mpsc::Sender<Message>,
+    outbox: broadcast::Sender<Arc<Outgoing>>,
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Message::Command { .. } => "Command",
+            Message::Join { .. } => "Join",
+            Message::Inspect { .. } => "Inspect",
+            Message::Connected(_) => "Connected",
+            Message::Disconnected(_) => "Disconnected",
+            Message::ChangedElsewhere(_) => "ChangedElsewhere",
+            Message::CheckTime => "CheckTime",
+        })
+    }
+}
+
+impl GameHandle {
+    /// Whether `self` and `other` reach the same owner task.
+    pub fn same_owner(&self, other: &GameHandle) -> bool {
+        self.mailbox.same_channel(&other.mailbox)
+    }
+
+    /// Every broadcast from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Outgoing>> {
+        self.outbox.subscribe()
+    }
+
+    async fn send(&self, message: Message) -> Result<(), Gone> {
+        self.mailbox.send(message).await.map_err(|_| Gone)
+    }
+
+    /// Runs `command` for the holder of `seat`, received at server time `now`.
+    ///
+    /// # Errors
+    /// [`Gone`] if the owner unloaded before it took the command.
+    pub async fn command(
+        &self,
+        seat: Seat,
+        command: Command,
+        now: u64,
+    ) -> Result<Result<Applied, Refusal>, Gone> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Message::Command {
+            seat,
+            command,
+            now,
+            reply,
+        })
+        .await?;
+        answer.await.map_err(|_| Gone)
+    }
+
+    /// Seats `player` in the empty seat of this open challenge.
+    ///
+    /// # Errors
+    /// [`Gone`] if the owner unloaded before it took the request.
+    pub async fn join(&self, player: PlayerRow) -> Result<Result<Color, JoinError>, Gone> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Message::Join { player, reply }).await?;
+        answer.await.map_err(|_| Gone)
+    }
+
+    /// Reads the game's state with `look` (run by the owner, between commands).
+    ///
+    /// # Errors
+    /// [`Gone`] if the owner unloaded before it took the request.
+    pub async fn inspect<T: Send + 'static>(
+        &self,
+        look: impl FnOnce(&Entry) -> T + Send + 'static,
+    ) -> Result<T, Gone> {
+        self.inspect_with(look, false).await
+    }
+
+    /// Like [`GameHandle::inspect`], after checking the stored version (one
+    /// small query) and catching up if another node moved the game on: for
+    /// full states, whose readers must not see a stale game even when a
+    /// notice is still on its way (or, on SQLite, never comes).
+    ///
+    /// # Errors
+    /// [`Gone`] if the owner unloaded before it took the request.
+    pub async fn inspect_fresh<T: Send + 'static>(
+        &self,
+        look: impl FnOnce(&Entry) -> T + Send + 'static,
+    ) -> Result<T, Gone> {
+        self.inspect_with(look, true).await
+    }
+
+    async fn inspect_with<T: Send + 'static>(
+        &self,
+        look: impl FnOnce(&Entry) -> T + Send + 'static,
+        fresh: bool,
+    ) -> Result<T, Gone> {
+        let (reply, answer) = oneshot::channel();
+        let look: Inspection = Box::new(move |entry| {
+            let _ = reply.send(look(entry));
+        });
+        self.send(Message::Inspect { look, fresh }).await?;
+        answer.await.map_err(|_| Gone)
+    }
+
+    /// A socket of `seat` opened on this node.
+    pub async fn connected(&self, seat: Seat) {
+        let _ = self.send(Message::Connected(seat)).await;
+    }
+
+    /// A socket of `seat` on this node closed.
+    pub async fn disconnected(&self, seat: Seat) {
+        let _ = self.send(Message::Disconnected(seat)).await;
+    }
+
+    /// Another node changed the game: the owner rereads it. Never waits (the
+    /// listener serves every game).
+    pub(super) fn changed_elsewhere(&self, version: Option<i64>) {
+        match self.mailbox.try_send(Message::ChangedElsewhere(version)) {
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
+            Err(mpsc::error::TrySendError::Full(message)) => {
+                let mailbox = self.mailbox.clone();
+                tokio::spawn(async move {
+                    let _ = mailbox.send(message).await;
+                });
+            }
+        }
+    }
+
+    /// The sweeper found the game's stored deadline due.
+    pub(super) fn check_time(&self) {
+        let _ = self.mailbox.try_send(Message::CheckTime);
+    }
+}
+
+/// A computer move being searched: the ply it is for and the search.
+struct Thinking {
+    ply: u32,
+    color: Color,
+    search: JoinHandle<Option<String>>,
+}
+
+/// The task owning one live game.
+pub(super) struct Owner {
+    hub: Arc<Hub>,
+    entry: Entry,
+    /// The events the row keeps for other nodes, oldest first.
+    recent: VecDeque<Event>,
+    mailbox: mpsc::Receiver<Message>,
+    outbox: broadcast::Sender<Arc<Outgoing>>,
+    handle: GameHandle,
+    thinking: Option<Thinking>,
+    last_activity: Instant,
+}
+
+impl Owner {
+    /// An owner for `entry` and the handle that reaches it; run it with
+    /// [`Owner::run`].
+    pub(super) fn new(hub: Arc<Hub>, entry: Entry) -> (Owner, GameHandle) {
+        let (mailbox_sender, mailbox) = mpsc::channel(MAILBOX);
+        let (outbox, _) = broadcast::channel(OUTBOX);
+        let handle = GameHandle {
+            id: entry.row.id,
+            mailbox: mailbox_sender,
+            outbox: outbox.clone(),
+        };
+        let recent = parse_recent(&entry.row);
+        let owner = Owner {
+            hub,
+            entry,
+            recent,
+            mailbox,
+            outbox,
+            handle: handle.clone(),
+            thinking: None,
+            last_activity: Instant::now(),
+        };
+        (owner, handle)
+    }
+
+    fn id(&self) -> Uuid {
+        self.entry.row.id
+    }
+
+    /// Serves the game until it unloads or the server stops.
+    pub(super) async fn run(mut self) {
+        let mut shutdown = self.hub.shutdown_signal();
+        self.settle(now_ms()).await;
+        self.think();
+        loop {
+            if *shutdown.borrow() {
+                break;
+            }
+            let deadline = self.deadline();
+            let idle_check = self.idle_check();
+            tokio::select! {
+                message = self.mailbox.recv() => match message {
+                    Some(message) => {
+                        self.last_activity = Instant::now();
+                        self.on_message(message).await;
+                    }
+                    None => break,
+                },
+                () = sleep_until_ms(deadline), if deadline.is_some() => {
+                    self.settle(now_ms()).await;
+                }
+                searched = async {
+                    match self.thinking.as_mut() {
+                        Some(thinking) => (&mut thinking.search).await,
+                        None => std::future::pending().await,
+                    }
+                }, if self.thinking.is_some() => {
+                    self.on_searched(searched.ok().flatten()).await;
+                }
+                () = tokio::time::sleep(idle_check), if self.outbox.receiver_count() == 0 => {}
+                _ = shutdown.changed() => {}
+            }
+            self.think();
+            if self.unloadable() && self.hub.unload(&self.handle, || self.mailbox.is_empty()) {
+                break;
+            }
+        }
+        // Unregistered (or stopping): refuse whatever still queued, so its
+        // senders ask the hub again.
+        self.mailbox.close();
+        while self.mailbox.try_recv().is_ok() {}
+        if let Some(thinking) = self.thinking.take() {
+            thinking.search.abort();
+        }
+        self.hub.forget(&self.handle);
+    }
+
+    /// The moment the game's clock or first-move deadline must be checked.
+    fn deadline(&self) -> Option<u64> {
+        if self.entry.row.status != GameStatus::Playing {
+            return None;
+        }
+        self.entry.game.next_deadline()
+    }
+
+    /// When to look again whether the game can unload.
+    fn idle_check(&self) -> Duration {
+        if self.is_over() {
+            Duration::ZERO
+        } else {
+            IDLE_UNLOAD.saturating_sub(self.last_activity.elapsed())
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        self.entry.row.status == GameStatus::Finished || self.entry.game.is_over()
+    }
+
+    /// Whether nothing keeps the game here: no socket, no search, and it is
+    /// over or has been quiet for [`IDLE_UNLOAD`].
+    fn unloadable(&self) -> bool {
+        self.outbox.receiver_count() == 0
+            && self.thinking.is_none()
+            && (self.is_over() || self.last_activity.elapsed() >= IDLE_UNLOAD)
+    }
+
+    async fn on_message(&mut self, message: Message) {
+        match message {
+            Message::Command {
+                seat,
+                command,
+                now,
+                reply,
+            } => {
+                let outcome = self.apply(seat, command, now).await;
+                let _ = reply.send(outcome);
+            }
+            Message::Join { player, reply } => {
+                let outcome = self.join(player).await;
+                let _ = reply.send(outcome);
+            }
+            Message::Inspect { look, fresh } => {
+                if fresh && self.is_stale().await {
+                    self.catch_up().await;
+                }
+                look(&self.entry);
+            }
+            Message::Connected(seat) => {
+                for color in Color::ALL {
+                    if seat.holds(color) {
+                        *self.entry.connections.get_mut(color) += 1;
+                    }
+                }
+            }
+            Message::Disconnected(seat) => self.disconnected(seat).await,
+            Message::ChangedElsewhere(version) => {
+                if version.is_none_or(|version| version != self.entry.row.version) {
+                    self.catch_up().await;
+                }
+            }
+            Message::CheckTime => self.settle(now_ms()).await,
+        }
+    }
+
+    /// Runs `command` for the viewer holding `seat`.
+    async fn apply(&mut self, seat: Seat, command: Command, now: u64) -> Result<Applied, Refusal> {
+        if seat == Seat::None {
+            return Err(Refusal::new(
+                "not_a_player",
+                "spectators cannot act in a game",
+            ));
+        }
+        if self.entry.row.status == GameStatus::Open {
+            return Err(Refusal::new(
+                "not_started",
+                "the game is waiting for its second player",
+            ));
+        }
+        // Two attempts: a command lost to another node's change (the
+        // compare-and-set failed and the game was reloaded) is tried once
+        // more on the fresh game.
+        let mut attempt = 0;
+        let (color, events) = loop {
+            attempt += 1;
+            let color = self.entry.acting_color(seat);
+            if let Command::Move { uci, ply } = &command
+                && let Some(ack) = self.entry.replayed_move(color, uci, *ply)
+            {
+                return Ok(ack);
+            }
+            let mut next = self.entry.game.clone();
+            let mut events = self.clear_orphan_premoves(&mut next, now);
+            let ran = run(&mut next, self.entry.row.mode, color, &command, now);
+            match ran {
+                Ok(more) => {
+                    events.extend(more);
+                    let setter = matches!(command, Command::Premove { .. }).then_some(color);
+                    match self.commit(next, events.clone(), now, setter).await {
+                        Ok(()) => break (color, events),
+                        Err(refusal) if refusal.code == "conflict" && attempt == 1 => {}
+                        Err(refusal) => return Err(refusal),
+                    }
+                }
+                Err(refusal) => {
+                    // A stale copy may refuse what the stored game allows.
+                    if attempt == 1 && self.is_stale().await {
+                        self.catch_up().await;
+                        continue;
+                    }
+                    return Err(refusal);
+                }
+            }
+        };
+        let Command::Move { uci, ply } = command else {
+            return Ok(Applied::Done);
+        };
+        let played = events.iter().find_map(|event| match &event.kind {
+            EventKind::Move {
+                ply: played_ply,
+                color: mover,
+                ..
+            } if *played_ply == ply && *mover == color => Some(event.version),
+            _ => None,
+        });
+        match played {
+            Some(version) => Ok(Applied::Ack { ply, uci, version }),
+            // Settling the clock ended the game first: the move came too late.
+            None => Err(Refusal::new(
+                "game_over",
+                "the game ended before the move arrived",
+            )),
+        }
+    }
+
+    /// Whether the stored game moved past this copy.
+    async fn is_stale(&self) -> bool {
+        match self.hub.store().game_version(self.id()).await {
+            Ok(Some(stored)) => stored != self.entry.row.version,
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(%error, "reading a game's stored version failed");
+                false
+            }
+        }
+    }
+
+    /// Clears premoves whose player is gone: set through a node that stopped,
+    /// or through this node by a player with no socket left here.
+    fn clear_orphan_premoves(&self, next: &mut Game, now: u64) -> Vec<Event> {
+        let mut events = Vec::new();
+        for color in Color::ALL {
+            if next.premove(color).is_some() && !self.premove_holder_present(color) {
+                events.extend(next.disconnected(color, now));
+            }
+        }
+        events
+    }
+
+    fn premove_holder_present(&self, color: Color) -> bool {
+        match *self.entry.row.premove_nodes.get(color) {
+            Some(node) if node == self.hub.node_id() => *self.entry.connections.get(color) > 0,
+            Some(node) => self.hub.is_node_alive(node),
+            None => false,
+        }
+    }
+
+    /// Applies what time and absent players decided: a flag, an overdue
+    /// first move, premoves of players who are gone. Keeps the stored
+    /// deadline right when nothing changed, so the sweeper does not come back.
+    async fn settle(&mut self, now: u64) {
+        if self.entry.row.status != GameStatus::Playing {
+            return;
+        }
+        let mut next = self.entry.game.clone();
+        let mut events = self.clear_orphan_premoves(&mut next, now);
+        events.extend(next.check_time(now));
+        if events.is_empty() {
+            let deadline = stored_deadline(&self.entry.game, self.entry.row.status);
+            if deadline != self.entry.row.deadline_at {
+                match self
+                    .hub
+                    .store()
+                    .set_deadline(self.id(), self.entry.row.version, deadline)
+                    .await
+                {
+                    Ok(true) => self.entry.row.deadline_at = deadline,
+                    Ok(false) => self.catch_up().await,
+                    Err(error) => tracing::warn!(%error, "storing a game's deadline failed"),
+                }
+            }
+            return;
+        }
+        if let Err(refusal) = self.commit(next, events, now, None).await {
+            tracing::warn!(code = refusal.code, "settling the clock failed");
+            if refusal.code == "unavailable" {
+                // Back off a little before the timer retries a failing store.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+
+    /// A socket of `seat` closed; the last one of a colour takes its
+    /// premove with it.
+    async fn disconnected(&mut self, seat: Seat) {
+        let now = now_ms();
+        let mut next = self.entry.game.clone();
+        let mut events = Vec::new();
+        for color in Color::ALL {
+            if !seat.holds(color) {
+                continue;
+            }
+            let count = self.entry.connections.get_mut(color);
+            *count = count.saturating_sub(1);
+            if *count == 0 && next.premove(color).is_some() {
+                events.extend(next.disconnected(color, now));
+            }
+        }
+        if events.is_empty() {
+            return;
+        }
+        if let Err(refusal) = self.commit(next, events, now, None).await {
+            tracing::warn!(
+                code = refusal.code,
+                "clearing a premove on disconnect failed"
+            );
+        }
+    }
+
+    /// Writes `next` (reached by `events`) through the node's writer as a
+    /// compare-and-set on the stored version, then makes it the game and
+    /// broadcasts the events. `premove_setter` is the colour whose premove
+    /// this node's socket just set.
+    async fn commit(
+        &mut self,
+        next: Game,
+        events: Vec<Event>,
+        now: u64,
+        premove_setter: Option<Color>,
+    ) -> Result<(), Refusal> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let took_back = events
+            .iter()
+            .any(|event| matches!(event.kind, EventKind::TakeBack { .. }));
+        let first_new = if took_back {
+            next.moves().len()
+        } else {
+            self.entry.game.moves().len()
+        };
+        let new_moves = (first_new..next.moves().len())
+            .filter_map(|ply| stored::move_row(&next, ply))
+            .collect();
+        let mut recent = self.recent.clone();
+        recent.extend(events.iter().cloned());
+        while recent.len() > RECENT_EVENTS {
+            recent.pop_front();
+        }
+
+        let mut row = self.entry.row.clone();
+        row.status = status_of(&next, row.status);
+        row.result = next.result().map(|result| {
+            serde_json::json!({ "winner": result.winner, "reason": result.reason.code() })
+                .to_string()
+        });
+        row.state = stored::state_json(&next);
+        row.version = version_i64(next.version());
+        row.updated_at = i64::try_from(now).unwrap_or(i64::MAX);
+        row.deadline_at = stored_deadline(&next, row.status);
+        row.recent_events = serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned());
+        row.premove_nodes = ByColor::new_with(|color| {
+            if next.premove(color).is_none() {
+                None
+            } else if premove_setter == Some(color) {
+                Some(self.hub.node_id())
+            } else {
+                *self.entry.row.premove_nodes.get(color)
+            }
+        });
+
+        let rematch = events
+            .iter()
+            .any(|event| matches!(event.kind, EventKind::RematchAccepted { .. }))
+            .then(|| next.rematch_spec())
+            .flatten()
+            .map(|spec| self.rematch_of(spec, now));
+        if let Some((new_row, _)) = &rematch {
+            row.rematch_id = Some(new_row.id);
+        }
+        // The change that ends the game settles its reward in the same
+        // transaction: exactly once, within the daily cap.
+        let settle = (self.entry.row.status != GameStatus::Finished
+            && row.status == GameStatus::Finished)
+            .then(|| next.result())
+            .flatten();
+        let write = GameWrite {
+            row: row.clone(),
+            expected_version: self.entry.row.version,
+            keep_moves: took_back.then(|| u32::try_from(next.moves().len()).unwrap_or(u32::MAX)),
+            new_moves,
+            settle,
+            rematch: rematch.as_ref().map(|(new_row, _)| new_row.clone()),
+        };
+        match self.hub.writer().write(write).await {
+            Ok(WriteOutcome::Written { reward }) => {
+                if let Some(recorded) = reward {
+                    let entry = recorded.entry();
+                    tracing::info!(
+                        account = %entry.account_id,
+                        cents = entry.amount_cents,
+                        status = entry.status.code(),
+                        "reward settled"
+                    );
+                }
+            }
+            Ok(WriteOutcome::Conflict) => {
+                self.catch_up().await;
+                return Err(Refusal::new(
+                    "conflict",
+                    "the game changed meanwhile; it was reloaded, try again",
+                ));
+            }
+            Err(WriteError::Unavailable(_) | WriteError::Stopped) => {
+                return Err(Refusal::unavailable());
+            }
+        }
+
+        self.entry.row = row;
+        self.entry.game = next;
+        self.recent = recent;
+        self.broadcast(events, now);
+        if let Some((new_row, new_game)) = rematch {
+            let players = ByColor {
+                white: self.entry.players.black.clone(),
+                black: self.entry.players.white.clone(),
+            };
+            self.hub.adopt(Entry::new(new_row, new_game, players));
+        }
+        Ok(())
+    }
+
+    /// Sends `events` (already part of the game) to every socket, in order.
+    fn broadcast(&mut self, events: Vec<Event>, now: u64) {
+        let entry = &mut self.entry;
+        let situation = SharedSituation::of(&entry.game, entry.row.mode, entry.row.status, now);
+        let mut rematch = None;
+        for event in events {
+            let public = match &event.kind {
+                EventKind::RematchAccepted { .. } => {
+                    rematch = entry.row.rematch_id;
+                    rematch.map(|game_id| EventView::RematchStarted { game_id })
+                }
+                kind => public_event(kind),
+            };
+            let outgoing = Arc::new(Outgoing::Event {
+                version: event.version,
+                kind: event.kind,
+                public,
+                situation: Box::new(situation.clone()),
+            });
+            entry.remember(&outgoing);
+            let _ = self.outbox.send(outgoing);
+        }
+        if let Some(game_id) = rematch {
+            let _ = self.outbox.send(Arc::new(Outgoing::Redirect { game_id }));
+        }
+    }
+
+    /// Brings the game up to date with the store after another node changed
+    /// it (or a compare-and-set was lost), replaying the missed events to the
+    /// sockets in order when the row still holds them all, else sending
+    /// everyone a full state.
+    async fn catch_up(&mut self) {
+        let loaded = self.hub.load_entry(self.id()).await;
+        let fresh = match loaded {
+            Ok(Some(fresh)) => fresh,
+            Ok(None) => {
+                tracing::error!("a hosted game's row vanished");
+                return;
+            }
+            Err(error) => {
+                tracing::error!(%error, "rereading a game failed");
+                return;
+            }
+        };
+        let before = &self.entry;
+        if fresh.row.version == before.row.version
+            && fresh.row.status == before.row.status
+            && fresh.players == before.players
+        {
+            return;
+        }
+        let cached = before.game.version();
+        let seats_changed =
+            fresh.players != before.players || fresh.row.status != before.row.status;
+        let recent = parse_recent(&fresh.row);
+        let missed: Vec<Event> = recent
+            .iter()
+            .filter(|event| event.version > cached)
+            .cloned()
+            .collect();
+        let replayable = !seats_changed
+            && missed
+                .first()
+                .is_some_and(|event| event.version == cached + 1)
+            && missed
+                .last()
+                .is_some_and(|event| event.version == fresh.game.version());
+        let connections = self.entry.connections;
+        self.entry = fresh;
+        self.entry.connections = connections;
+        self.recent = recent;
+        if replayable {
+            self.broadcast(missed, now_ms());
+        } else {
+            self.entry.history.clear();
+            let _ = self.outbox.send(Arc::new(Outgoing::Resync));
+        }
+    }
+
+    /// Seats `player` in the empty seat; the game starts now (first-move
+    /// deadlines count from here).
+    async fn join(&mut self, player: PlayerRow) -> Result<Color, JoinError> {
+        if self.entry.row.status != GameStatus::Open {
+            return Err(JoinError::Taken);
+        }
+        let color = if self.entry.players.white.is_none() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let now = now_ms();
+        let game = Game::new(
+            self.entry.game.spec().clone(),
+            *self.entry.game.settings(),
+            now,
+        );
+        let state = stored::state_json(&game);
+        let now_i64 = i64::try_from(now).unwrap_or(i64::MAX);
+        let deadline = stored_deadline(&game, GameStatus::Playing);
+        let claimed = self
+            .hub
+            .store()
+            .claim_seat(
+                self.id(),
+                color == Color::White,
+                player.id,
+                &state,
+                now_i64,
+                deadline,
+            )
+            .await?;
+        if !claimed {
+            self.catch_up().await;
+            return Err(JoinError::Taken);
+        }
+        let row = &mut self.entry.row;
+        match color {
+            Color::White => row.white_id = Some(player.id),
+            Color::Black => row.black_id = Some(player.id),
+        }
+        row.status = GameStatus::Playing;
+        row.state = state;
+        row.updated_at = now_i64;
+        row.deadline_at = deadline;
+        *self.entry.players.get_mut(color) = Some(player);
+        self.entry.game = game;
+        self.entry.history.clear();
+        self.hub
+            .announce_elsewhere(self.id(), self.entry.row.version)
+            .await;
+        let _ = self.outbox.send(Arc::new(Outgoing::Resync));
+        Ok(color)
+    }
+
+    /// The rematch of this game (seats swapped) as a new row and game.
+    fn rematch_of(&self, spec: chess_game::GameSpec, now: u64) -> (GameRow, Game) {
+        let row = &self.entry.row;
+        let game = Game::new(spec, self.hub.settings_for(row.mode), now);
+        let now = i64::try_from(now).unwrap_or(i64::MAX);
+        let new_row = GameRow {
+            id: Uuid::new_v4(),
+            mode: row.mode,
+            white_id: row.black_id,
+            black_id: row.white_id,
+            computer_level: row.computer_level,
+            time_control: row.time_control.clone(),
+            status: GameStatus::Playing,
+            result: None,
+            state: stored::state_json(&game),
+            version: 0,
+            rematch_of: Some(row.id),
+            rematch_id: None,
+            created_at: now,
+            updated_at: now,
+            deadline_at: stored_deadline(&game, GameStatus::Playing),
+            recent_events: "[]".to_owned(),
+            premove_nodes: ByColor::default(),
+        };
+        (new_row, game)
+    }
+
+    /// Starts the engine if the computer is to move and no search runs.
+    fn think(&mut self) {
+        if self.thinking.is_some() {
+            return;
+        }
+        let Some(input) = search_input(&self.entry) else {
+            return;
+        };
+        let (ply, color) = (input.ply, input.turn);
+        let search = tokio::task::spawn_blocking(move || input.search());
+        self.thinking = Some(Thinking { ply, color, search });
+    }
+
+    /// Plays the engine's move, unless the game moved on meanwhile (a
+    /// take-back): then the next search starts from the new position.
+    async fn on_searched(&mut self, best: Option<String>) {
+        let Some(thinking) = self.thinking.take() else {
+            return;
+        };
+        let Some(uci) = best else {
+            tracing::warn!(ply = thinking.ply, "the engine found no move");
+            return;
+        };
+        if self.entry.game.ply() != thinking.ply || !self.entry.is_playing() {
+            return;
+        }
+        let command = Command::Move {
+            uci,
+            ply: thinking.ply,
+        };
+        if let Err(refusal) = self
+            .apply(Seat::of(thinking.color), command, now_ms())
+            .await
+        {
+            tracing::info!(
+                ply = thinking.ply,
+                code = refusal.code,
+                "the engine's move was not played"
+            );
+            if refusal.code == "unavailable" {
+                // Do not search in a loop against a failing store.
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
+/// The deadline stored with a game in `status`: when a timer must look at it.
+pub(super) fn stored_deadline(game: &Game, status: GameStatus) -> Option<i64> {
+    if status != GameStatus::Playing || game.is_over() {
+        return None;
+    }
+    game.next_deadline()
+        .map(|at| i64::try_from(at).unwrap_or(i64::MAX))
+}
+
+fn parse_recent(row: &GameRow) -> VecDeque<Event> {
+    serde_json::from_str(&row.recent_events).unwrap_or_else(|error| {
+        tracing::warn!(%error, game_id = %row.id, "unreadable recent events; other nodes will resync");
+        VecDeque::new()
+    })
+}
+
+async fn sleep_until_ms(at: Option<u64>) {
+    let wait = at.map_or(0, |at| at.saturating_sub(now_ms()));
+    tokio::time::sleep(Duration::from_millis(wait)).await;
+}
+
+/// What the engine needs to choose a move, copied out of the game.
+struct SearchInput {
+    level: Level,
+    position: chess_rules::Position,
+    history: Vec<u64>,
+    remaining: Option<Duration>,
+    increment: Duration,
+    seed: u64,
+    turn: Color,
+    ply: u32,
+}
+
+impl SearchInput {
+    /// The engine's move in UCI (blocking: run it off the async workers).
+    fn search(self) -> Option<String> {
+        let mut engine = Engine::new(self.level, self.seed);
+        let stop = AtomicBool::new(false);
+        let limits = self.level.limits(self.remaining, self.increment);
+        engine
+            .search(&self.position, &self.history, limits, &stop)
+            .best_move
+            .map(|mv| mv.to_uci().to_string())
+    }
+}
+
+/// The search to run if the computer is to move in `entry`'s game.
+fn search_input(entry: &Entry) -> Option<SearchInput> {
+    if entry.row.mode != GameMode::Computer || !entry.is_playing() {
+        return None;
+    }
+    let turn = entry.game.turn();
+    let computer_moves = entry
+        .players
+        .get(turn)
+        .as_ref()
+        .is_some_and(|player| player.kind == PlayerKind::Computer);
+    if !computer_moves {
+        return None;
+    }
+    let level = entry
+        .row
+        .computer_level
+        .and_then(|level| u8::try_from(level).ok())
+        .and_then(Level::from_number)?;
+    let ply = entry.game.ply();
+    Some(SearchInput {
+        level,
+        position: entry.game.position().clone(),
+        history: (0..ply)
+            .filter_map(|i| entry.game.position_at(i).map(|p| p.zobrist_key()))
+            .collect(),
+        remaining: entry
+            .game
+            .remaining_ms(now_ms())
+            .map(|clocks| Duration::from_millis(*clocks.get(turn))),
+        increment: Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0)),
+        // Different games and moves play differently; the game id keeps it reproducible.
+        seed: u64::from(ply)
+            ^ u64::try_from(entry.row.id.as_u128() & u128::from(u64::MAX)).unwrap_or(0),
+        turn,
+        ply,
+    })
+}

@@ -1,0 +1,157 @@
+//! The node's one writer: group commit for every live game.
+//!
+//! Game owners hand their changes to the writer and wait for the answer. The
+//! writer commits whatever has queued up while its previous commit was running
+//! in one transaction (at most [`MAX_BATCH`] games), then answers each owner.
+//! Under light load a change is committed at once, alone; under heavy load
+//! the batches grow by themselves, and one log sync serves many moves. No
+//! owner acknowledges a move before the transaction holding it committed.
+//!
+//! On Postgres the same transaction notifies the other nodes of the games it
+//! changed (see [`super::notify`]), so they hear of a change exactly when it
+//! is committed.
+
+use std::sync::Arc;
+
+use tokio::sync::{Notify, mpsc, oneshot};
+use uuid::Uuid;
+
+use super::notify::{GAMES_CHANNEL, game_notices};
+use crate::store::{GameWrite, Store, StoreError, WriteOutcome};
+
+/// Most games in one transaction.
+pub const MAX_BATCH: usize = 256;
+/// Changes that may wait for the writer before owners are told it is busy.
+const QUEUE: usize = 8 * MAX_BATCH;
+
+/// Why a change was not stored.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The database could not be reached or failed: nothing was stored; the
+    /// client may send the command again.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    /// The writer has stopped (the server is shutting down).
+    #[error("the server is shutting down")]
+    Stopped,
+}
+
+struct Pending {
+    write: GameWrite,
+    reply: oneshot::Sender<Result<WriteOutcome, WriteError>>,
+}
+
+/// A handle to the node's writer task.
+#[derive(Clone, Debug)]
+pub struct Writer {
+    queue: mpsc::Sender<Pending>,
+    stop: Arc<Notify>,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("game", &self.write.row.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Writer {
+    /// Starts the writer of node `node` over `store`. It runs until
+    /// [`Writer::stop`] (or until every handle is dropped).
+    pub fn start(store: Store, node: Uuid) -> (Writer, tokio::task::JoinHandle<()>) {
+        let (queue, inbox) = mpsc::channel(QUEUE);
+        let stop = Arc::new(Notify::new());
+        let task = tokio::spawn(run(store, node, inbox, Arc::clone(&stop)));
+        (Writer { queue, stop }, task)
+    }
+
+    /// Commits what is queued, then stops: later writes are refused with
+    /// [`WriteError::Stopped`].
+    pub fn stop(&self) {
+        self.stop.notify_one();
+    }
+
+    /// Commits `write` (with the changes of other games) and answers once
+    /// the transaction committed.
+    ///
+    /// # Errors
+    /// [`WriteError`] when nothing was stored.
+    pub async fn write(&self, write: GameWrite) -> Result<WriteOutcome, WriteError> {
+        let (reply, answer) = oneshot::channel();
+        let pending = Pending { write, reply };
+        self.queue
+            .send(pending)
+            .await
+            .map_err(|_| WriteError::Stopped)?;
+        answer.await.map_err(|_| WriteError::Stopped)?
+    }
+}
+
+async fn run(store: Store, node: Uuid, mut inbox: mpsc::Receiver<Pending>, stop: Arc<Notify>) {
+    let mut batch: Vec<Pending> = Vec::with_capacity(MAX_BATCH);
+    loop {
+        let received = tokio::select! {
+            received = inbox.recv_many(&mut batch, MAX_BATCH) => received,
+            () = stop.notified() => {
+                inbox.close();
+                0
+            }
+        };
+        if received == 0 {
+            break;
+        }
+        commit(&store, node, std::mem::take(&mut batch)).await;
+    }
+    // Stopping: what was queued before the close is still committed.
+    while inbox.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        commit(&store, node, std::mem::take(&mut batch)).await;
+    }
+}
+
+/// Commits one batch and answers every owner in it.
+async fn commit(store: &Store, node: Uuid, batch: Vec<Pending>) {
+    let writes: Vec<GameWrite> = batch.iter().map(|pending| pending.write.clone()).collect();
+    let notices = game_notices(
+        node,
+        writes.iter().map(|write| (write.row.id, write.row.version)),
+    );
+    match store.write_batch(&writes, GAMES_CHANNEL, &notices).await {
+        Ok(outcomes) => {
+            for (pending, outcome) in batch.into_iter().zip(outcomes) {
+                let _ = pending.reply.send(Ok(outcome));
+            }
+        }
+        Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {
+            // One write broke the batch (a constraint, a corrupt row):
+            // commit each alone so the others are not refused for it.
+            tracing::warn!(%error, games = batch.len(), "a batch failed; writing its games one by one");
+            for pending in batch {
+                Box::pin(commit(store, node, vec![pending])).await;
+            }
+        }
+        Err(error) => {
+            tracing::error!(%error, games = batch.len(), "a batch could not be committed");
+            let failure = WriteError::Unavailable(error.to_string());
+            for pending in batch {
+                let _ = pending.reply.send(Err(failure.clone()));
+            }
+        }
+    }
+}
+
+/// Whether `error` means the database is out of reach (so writing the
+/// batch's games one by one would fail the same way, only slower).
+fn is_connection_failure(error: &StoreError) -> bool {
+    matches!(
+        error,
+        StoreError::Database(
+            sqlx::Error::Io(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::WorkerCrashed
+        )
+    )
+}

@@ -1,0 +1,126 @@
+//! The nodes sharing the database, and the games whose timers are due.
+
+use uuid::Uuid;
+
+use super::{Pool, Result, Store};
+
+impl Store {
+    /// Registers node `id` named `name` (its listening address), removing the
+    /// rows of earlier runs under the same name: a restarted node's premoves
+    /// die with its previous run.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn register_node(&self, id: Uuid, name: &str, now_ms: i64) -> Result<()> {
+        with_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query("delete from nodes where name = $1 or id = $2")
+                .bind(name)
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("insert into nodes (id, name, heartbeat_at) values ($1, $2, $3)")
+                .bind(id.to_string())
+                .bind(name)
+                .bind(now_ms)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// Node `id` is alive at `now_ms`; the ids of every node seen alive
+    /// since `alive_since_ms` (this one included).
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn heartbeat(
+        &self,
+        id: Uuid,
+        name: &str,
+        now_ms: i64,
+        alive_since_ms: i64,
+    ) -> Result<Vec<Uuid>> {
+        let ids: Vec<(String,)> = with_pool!(self, pool => {
+            sqlx::query(
+                "insert into nodes (id, name, heartbeat_at) values ($1, $2, $3) \
+                 on conflict (id) do update set heartbeat_at = excluded.heartbeat_at",
+            )
+            .bind(id.to_string())
+            .bind(name)
+            .bind(now_ms)
+            .execute(pool)
+            .await?;
+            sqlx::query_as("select id from nodes where heartbeat_at >= $1")
+                .bind(alive_since_ms)
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(ids
+            .into_iter()
+            .filter_map(|(id,)| Uuid::parse_str(&id).ok())
+            .collect())
+    }
+
+    /// Removes node `id` (a clean shutdown).
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn remove_node(&self, id: Uuid) -> Result<()> {
+        with_pool!(self, pool => {
+            sqlx::query("delete from nodes where id = $1")
+                .bind(id.to_string())
+                .execute(pool)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// Games in play whose timer deadline is at or before `now_ms`, earliest
+    /// first.
+    ///
+    /// # Errors
+    /// The database error or a corrupt id.
+    pub async fn due_games(&self, now_ms: i64, limit: i64) -> Result<Vec<Uuid>> {
+        let ids: Vec<(String,)> = with_pool!(self, pool => {
+            sqlx::query_as(
+                "select id from games where status = 'playing' and deadline_at is not null \
+                 and deadline_at <= $1 order by deadline_at limit $2",
+            )
+            .bind(now_ms)
+            .bind(limit)
+            .fetch_all(pool)
+            .await?
+        });
+        ids.into_iter()
+            .map(|(id,)| {
+                Uuid::parse_str(&id)
+                    .map_err(|_| super::StoreError::Corrupt(format!("not a uuid: {id:?}")))
+            })
+            .collect()
+    }
+
+    /// Corrects the stored timer deadline of game `id` at `version` (derived
+    /// data: the version stays); `false` if the game moved on meanwhile.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn set_deadline(
+        &self,
+        id: Uuid,
+        version: i64,
+        deadline_at: Option<i64>,
+    ) -> Result<bool> {
+        let updated = with_pool!(self, pool => {
+            sqlx::query("update games set deadline_at = $3 where id = $1 and version = $2")
+                .bind(id.to_string())
+                .bind(version)
+                .bind(deadline_at)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(updated == 1)
+    }
+}
