@@ -274,8 +274,7 @@ impl Application {
             .await;
         // The owners stop after their current command; then the writer
         // commits what they queued; then nothing uses the pool any more.
-        hub.wait_for_owners(SHUTDOWN_GRACE).await;
-        hub.stop_writer();
+        hub.stop(SHUTDOWN_GRACE).await;
         if tokio::time::timeout(SHUTDOWN_GRACE, writer).await.is_err() {
             tracing::warn!("the writer did not stop in time");
         }

@@ -75,6 +75,8 @@ pub struct Hub {
     shutdown: watch::Receiver<bool>,
     /// Lobby changes other nodes announced, for the lobby to pick up.
     lobby_notices: tokio::sync::broadcast::Sender<String>,
+    /// The sweeper, heartbeat and listener: awaited before the store closes.
+    background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl Hub {
@@ -99,6 +101,7 @@ impl Hub {
             first_move_deadline_ms,
             shutdown,
             lobby_notices: tokio::sync::broadcast::channel(256).0,
+            background: Mutex::new(Vec::new()),
         });
         (hub, writer_task)
     }
@@ -114,13 +117,18 @@ impl Hub {
             .await?;
         self.refresh_alive_nodes().await;
         let span = tracing::info_span!("node", node = %self.node);
-        tokio::spawn(Arc::clone(self).sweep().instrument(span.clone()));
-        tokio::spawn(Arc::clone(self).heartbeat().instrument(span.clone()));
+        let mut tasks = vec![
+            tokio::spawn(Arc::clone(self).sweep().instrument(span.clone())),
+            tokio::spawn(Arc::clone(self).heartbeat().instrument(span.clone())),
+        ];
         if let Some(pool) = self.store.postgres_pool() {
-            tokio::spawn(
+            tasks.push(tokio::spawn(
                 super::notify::listen(pool, Arc::clone(self), self.shutdown.clone())
                     .instrument(span),
-            );
+            ));
+        }
+        if let Ok(mut background) = self.background.lock() {
+            background.extend(tasks);
         }
         Ok(())
     }
@@ -139,13 +147,21 @@ impl Hub {
         self.node
     }
 
-    /// Whether node `node` was alive at the last heartbeat.
-    pub fn is_node_alive(&self, node: Uuid) -> bool {
-        node == self.node
-            || self
-                .alive_nodes
-                .read()
-                .is_ok_and(|alive| alive.contains(&node))
+    /// Whether node `node` is alive: known from the last heartbeat, or else
+    /// asked of the store (a node that started since).
+    pub async fn is_node_alive(&self, node: Uuid) -> bool {
+        let known = |hub: &Hub| {
+            node == hub.node
+                || hub
+                    .alive_nodes
+                    .read()
+                    .is_ok_and(|alive| alive.contains(&node))
+        };
+        if known(self) {
+            return true;
+        }
+        self.refresh_alive_nodes().await;
+        known(self)
     }
 
     /// A receiver that turns true when the server shuts down.
@@ -454,11 +470,10 @@ impl Hub {
         }
     }
 
-    /// Another node committed game `id` at `version`: the local owner, if
-    /// any, catches up.
-    pub(super) fn changed_elsewhere(&self, id: Uuid, version: i64) {
+    /// Another node committed game `id`: the local owner, if any, catches up.
+    pub(super) fn changed_elsewhere(&self, id: Uuid) {
         if let Some(Slot::Live(handle)) = self.lock_games().get(&id) {
-            handle.changed_elsewhere(Some(version));
+            handle.changed_elsewhere();
         }
     }
 
@@ -466,7 +481,7 @@ impl Hub {
     pub(super) fn catch_up_all(&self) {
         for slot in self.lock_games().values() {
             if let Slot::Live(handle) = slot {
-                handle.changed_elsewhere(None);
+                handle.changed_elsewhere();
             }
         }
     }
@@ -521,12 +536,7 @@ impl Hub {
         loop {
             tokio::select! {
                 _ = tick.tick() => self.refresh_alive_nodes().await,
-                _ = shutdown.changed() => {
-                    if let Err(error) = self.store.remove_node(self.node).await {
-                        tracing::debug!(%error, "unregistering the node failed");
-                    }
-                    return;
-                }
+                _ = shutdown.changed() => return,
             }
         }
     }
@@ -548,14 +558,29 @@ impl Hub {
         }
     }
 
-    /// Stops the writer once the owners are gone (see [`Writer::stop`]).
-    pub fn stop_writer(&self) {
+    /// After the shutdown signal: waits for the background tasks, stops the
+    /// writer once the owners are gone (see [`Writer::stop`]) and tells the
+    /// other nodes this one left (its premoves are void at once). Nothing
+    /// uses the store after this.
+    pub async fn stop(&self, grace: Duration) {
+        let tasks = self
+            .background
+            .lock()
+            .map(|mut tasks| std::mem::take(&mut *tasks))
+            .unwrap_or_default();
+        for task in tasks {
+            let _ = tokio::time::timeout(grace, task).await;
+        }
+        self.wait_for_owners(grace).await;
         self.writer.stop();
+        if let Err(error) = self.store.remove_node(self.node).await {
+            tracing::warn!(%error, "unregistering the node failed");
+        }
     }
 
     /// Waits until every owner has stopped (after the shutdown signal), at
     /// most `limit`: their commands in flight are committed and answered.
-    pub async fn wait_for_owners(&self, limit: Duration) {
+    async fn wait_for_owners(&self, limit: Duration) {
         let waited = tokio::time::timeout(limit, async {
             while self.live_games() > 0 {
                 tokio::time::sleep(Duration::from_millis(10)).await;

@@ -77,8 +77,8 @@ enum Message {
     },
     Connected(Seat),
     Disconnected(Seat),
-    /// Another node committed a change (the version it reached, when known).
-    ChangedElsewhere(Option<i64>),
+    /// Another node committed a change.
+    ChangedElsewhere,
     /// The sweeper found the stored deadline due.
     CheckTime,
 }
@@ -99,7 +99,7 @@ impl std::fmt::Debug for Message {
             Message::Inspect { .. } => "Inspect",
             Message::Connected(_) => "Connected",
             Message::Disconnected(_) => "Disconnected",
-            Message::ChangedElsewhere(_) => "ChangedElsewhere",
+            Message::ChangedElsewhere => "ChangedElsewhere",
             Message::CheckTime => "CheckTime",
         })
     }
@@ -201,8 +201,8 @@ impl GameHandle {
 
     /// Another node changed the game: the owner rereads it. Never waits (the
     /// listener serves every game).
-    pub(super) fn changed_elsewhere(&self, version: Option<i64>) {
-        match self.mailbox.try_send(Message::ChangedElsewhere(version)) {
+    pub(super) fn changed_elsewhere(&self) {
+        match self.mailbox.try_send(Message::ChangedElsewhere) {
             Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
             Err(mpsc::error::TrySendError::Full(message)) => {
                 let mailbox = self.mailbox.clone();
@@ -374,11 +374,9 @@ impl Owner {
                 }
             }
             Message::Disconnected(seat) => self.disconnected(seat).await,
-            Message::ChangedElsewhere(version) => {
-                if version.is_none_or(|version| version != self.entry.row.version) {
-                    self.catch_up().await;
-                }
-            }
+            // A joined challenge keeps its version: always reread (one
+            // small query; a node never hears its own notices).
+            Message::ChangedElsewhere => self.catch_up().await,
             Message::CheckTime => self.settle(now_ms()).await,
         }
     }
@@ -410,7 +408,7 @@ impl Owner {
                 return Ok(ack);
             }
             let mut next = self.entry.game.clone();
-            let mut events = self.clear_orphan_premoves(&mut next, now);
+            let mut events = self.clear_orphan_premoves(&mut next, now).await;
             let ran = run(&mut next, self.entry.row.mode, color, &command, now);
             match ran {
                 Ok(more) => {
@@ -467,20 +465,20 @@ impl Owner {
 
     /// Clears premoves whose player is gone: set through a node that stopped,
     /// or through this node by a player with no socket left here.
-    fn clear_orphan_premoves(&self, next: &mut Game, now: u64) -> Vec<Event> {
+    async fn clear_orphan_premoves(&self, next: &mut Game, now: u64) -> Vec<Event> {
         let mut events = Vec::new();
         for color in Color::ALL {
-            if next.premove(color).is_some() && !self.premove_holder_present(color) {
+            if next.premove(color).is_some() && !self.premove_holder_present(color).await {
                 events.extend(next.disconnected(color, now));
             }
         }
         events
     }
 
-    fn premove_holder_present(&self, color: Color) -> bool {
+    async fn premove_holder_present(&self, color: Color) -> bool {
         match *self.entry.row.premove_nodes.get(color) {
             Some(node) if node == self.hub.node_id() => *self.entry.connections.get(color) > 0,
-            Some(node) => self.hub.is_node_alive(node),
+            Some(node) => self.hub.is_node_alive(node).await,
             None => false,
         }
     }
@@ -493,7 +491,7 @@ impl Owner {
             return;
         }
         let mut next = self.entry.game.clone();
-        let mut events = self.clear_orphan_premoves(&mut next, now);
+        let mut events = self.clear_orphan_premoves(&mut next, now).await;
         events.extend(next.check_time(now));
         if events.is_empty() {
             let deadline = stored_deadline(&self.entry.game, self.entry.row.status);
@@ -712,8 +710,9 @@ impl Owner {
             return;
         }
         let cached = before.game.version();
+        // A joined challenge starts a new game: everyone needs the full state.
         let seats_changed =
-            fresh.players != before.players || fresh.row.status != before.row.status;
+            fresh.players != before.players || before.row.status == GameStatus::Open;
         let recent = parse_recent(&fresh.row);
         let missed: Vec<Event> = recent
             .iter()

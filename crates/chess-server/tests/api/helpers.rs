@@ -143,6 +143,9 @@ pub fn test_settings(database_url: &str) -> Settings {
     settings.development = true;
     settings.first_move_deadline_ms = 30_000;
     settings.allowed_origins = Vec::new();
+    // A test reads one socket at a time, and a socket it does not read does
+    // not answer the server's pings: only the silence tests want it short.
+    settings.ws_silence_timeout_ms = 120_000;
     settings
 }
 
@@ -169,6 +172,13 @@ pub struct Guest {
 
 /// Starts the real server on port 0 with a fresh database.
 pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    // `TEST_LOG=chess_server=debug cargo test ...` shows the servers' logs.
+    if let Ok(filter) = std::env::var("TEST_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_test_writer()
+            .try_init();
+    }
     let db = fresh_database(backend).await?;
     let settings = test_settings(&db.url);
     let mut app = start(settings, backend).await;
@@ -412,6 +422,18 @@ impl TestApp {
             .expect("the socket opens")
     }
 
+    /// Opens the game socket through `relay` instead of directly.
+    pub async fn socket_through(&self, relay: &Relay, game_id: &str, guest: &Guest) -> Socket {
+        connect_socket(
+            relay.port,
+            &format!("/api/games/{game_id}/socket"),
+            Some(guest),
+            None,
+        )
+        .await
+        .expect("the socket opens through the relay")
+    }
+
     /// Opens a socket at `path`, optionally with an `Origin`.
     pub async fn try_socket(
         &self,
@@ -419,23 +441,102 @@ impl TestApp {
         guest: Option<&Guest>,
         origin: Option<&str>,
     ) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
-        let mut request = format!("ws://127.0.0.1:{}{path}", self.port)
-            .into_client_request()
-            .expect("request");
-        if let Some(guest) = guest {
-            request.headers_mut().insert(
-                "cookie",
-                HeaderValue::from_str(&guest.cookie).expect("cookie"),
-            );
-        }
-        if let Some(origin) = origin {
-            request
-                .headers_mut()
-                .insert("origin", HeaderValue::from_str(origin).expect("origin"));
-        }
-        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
-        Ok(Socket { ws })
+        connect_socket(self.port, path, guest, origin).await
     }
+}
+
+/// A TCP relay in front of a server that can go silent both ways while
+/// keeping its connections open: a phone that lost its signal.
+#[derive(Debug)]
+pub struct Relay {
+    pub port: u16,
+    silent: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    /// Relays connections on a free port to `target_port`.
+    pub async fn start(target_port: u16) -> Relay {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("relay listens");
+        let port = listener.local_addr().expect("address").port();
+        let silent = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&silent);
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = TcpStream::connect(("127.0.0.1", target_port)).await else {
+                    continue;
+                };
+                type Reader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+                type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+                let (client_in, client_out) = client.into_split();
+                let (server_in, server_out) = server.into_split();
+                let directions: [(Reader, Writer); 2] = [
+                    (Box::new(client_in), Box::new(server_out)),
+                    (Box::new(server_in), Box::new(client_out)),
+                ];
+                for (mut from, mut to) in directions {
+                    let flag = Arc::clone(&flag);
+                    tokio::spawn(async move {
+                        let mut buffer = vec![0u8; 16 * 1024];
+                        loop {
+                            let read = match from.read(&mut buffer).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(read) => read,
+                            };
+                            // Silent: bytes are swallowed, the sockets stay open.
+                            if !flag.load(Ordering::SeqCst)
+                                && to.write_all(&buffer[..read]).await.is_err()
+                            {
+                                return;
+                            }
+                        }
+                    });
+                }
+            }
+        });
+        Relay { port, silent, task }
+    }
+
+    /// From now on nothing passes either way; no connection is closed.
+    pub fn go_silent(&self) {
+        self.silent.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn connect_socket(
+    port: u16,
+    path: &str,
+    guest: Option<&Guest>,
+    origin: Option<&str>,
+) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+    let mut request = format!("ws://127.0.0.1:{port}{path}")
+        .into_client_request()
+        .expect("request");
+    if let Some(guest) = guest {
+        request.headers_mut().insert(
+            "cookie",
+            HeaderValue::from_str(&guest.cookie).expect("cookie"),
+        );
+    }
+    if let Some(origin) = origin {
+        request
+            .headers_mut()
+            .insert("origin", HeaderValue::from_str(origin).expect("origin"));
+    }
+    let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+    Ok(Socket { ws })
 }
 
 impl Drop for TestApp {

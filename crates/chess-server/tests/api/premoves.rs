@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::helpers::{Socket, TestApp, clock, correspondence, play_moves};
+use crate::helpers::{Relay, Socket, TestApp, clock, correspondence, play_moves};
 use crate::on_both_backends;
 
 /// The round trip the server measured for this socket (waits for a sample).
@@ -117,5 +117,79 @@ on_both_backends!(
         assert_eq!(state["premove"], json!(null));
         assert_eq!(state["turn"], "black", "the cleared premove was not played");
         assert_eq!(state["moves"].as_array().map(Vec::len), Some(3));
+    }
+);
+
+on_both_backends!(
+    a_connection_that_goes_silent_is_dropped_and_takes_its_premove_with_it,
+    |app: TestApp| async move {
+        // A phone that loses its signal sends no close frame: the server must
+        // notice the silence itself.
+        let mut settings = app.settings.clone();
+        settings.ws_silence_timeout_ms = 2_000;
+        let app = app.restart_with(settings).await;
+        let relay = Relay::start(app.port).await;
+        let (white, black) = (app.guest().await, app.guest().await);
+        let game_id = app.online_game(&white, &black, correspondence()).await;
+        let mut white_socket = app.socket(&game_id, Some(&white)).await;
+        white_socket.hello().await;
+        let mut black_socket = app.socket_through(&relay, &game_id, &black).await;
+        black_socket.hello().await;
+        play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+        black_socket
+            .send(json!({ "type": "premove", "uci": "b8c6" }))
+            .await;
+        assert_eq!(black_socket.recv_type("premove").await["reason"], "set");
+
+        relay.go_silent();
+        // Keep White's socket read so that it answers the server's pings.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(6);
+        while tokio::time::Instant::now() < deadline {
+            white_socket.try_recv(Duration::from_millis(200)).await;
+        }
+        let state = app.state(&game_id, Some(&black)).await;
+        assert_eq!(state["premove"], Value::Null, "{state}");
+        white_socket.play("g1f3", 2).await;
+        let after = app.state(&game_id, None).await;
+        assert_eq!(
+            after["moves"].as_array().map(Vec::len),
+            Some(3),
+            "the premove of a silent player was played: {after}"
+        );
+    }
+);
+
+on_both_backends!(
+    a_premove_does_not_survive_a_server_restart,
+    |app: TestApp| async move {
+        let (white, black) = (app.guest().await, app.guest().await);
+        let game_id = app.online_game(&white, &black, correspondence()).await;
+        let (mut white_socket, mut black_socket) = app.seat_both(&game_id, &white, &black).await;
+        play_moves(
+            &mut white_socket,
+            &mut black_socket,
+            &["e2e4", "e7e5", "g1f3"],
+        )
+        .await;
+        white_socket
+            .send(json!({ "type": "premove", "uci": "f1c4" }))
+            .await;
+        assert_eq!(white_socket.recv_type("premove").await["reason"], "set");
+        // The restart ends every connection; whether the server still hears
+        // the close or not (a crash), the premove must not outlive it.
+        let app = app.restart().await;
+        drop(white_socket);
+        drop(black_socket);
+        let mut black_again = app.socket(&game_id, Some(&black)).await;
+        let state = black_again.hello().await;
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(3), "{state}");
+        black_again.play("b8c6", 3).await;
+        let after = app.state(&game_id, Some(&white)).await;
+        assert_eq!(after["premove"], Value::Null, "{after}");
+        assert_eq!(
+            after["moves"].as_array().map(Vec::len),
+            Some(4),
+            "the premove was played for a player who never came back: {after}"
+        );
     }
 );

@@ -1,0 +1,305 @@
+//! Several nodes on one Postgres: players, spectators and lobby watchers on
+//! different nodes play together, live. (SQLite is one node by design.)
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    Backend, Socket, TestApp, clock, correspondence, play_moves, spawn_app, start,
+};
+
+/// A first node on a fresh Postgres database and `more` nodes beside it;
+/// `None` when Postgres tests are skipped.
+async fn nodes(more: usize) -> Option<(TestApp, Vec<TestApp>)> {
+    let first = spawn_app(Backend::Postgres).await?;
+    let mut others = Vec::new();
+    for _ in 0..more {
+        others.push(start(first.settings.clone(), Backend::Postgres).await);
+    }
+    Some((first, others))
+}
+
+/// The next message on `socket` within a few seconds, failing the test
+/// with `what` otherwise.
+async fn within(socket: &mut Socket, kind: &str, what: &str) -> Value {
+    tokio::time::timeout(Duration::from_secs(5), socket.recv_type(kind))
+        .await
+        .unwrap_or_else(|_| panic!("no {kind} within 5 s: {what}"))
+}
+
+/// The `move` event of `uci` (skipping earlier ones, such as the socket's
+/// own moves coming back).
+async fn move_seen(socket: &mut Socket, uci: &str, what: &str) -> Value {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let event = socket.recv_event("move").await;
+            if event["event"]["uci"] == uci {
+                return event;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no move {uci} within 5 s: {what}"))
+}
+
+async fn next_event(socket: &mut Socket, kind: &str, what: &str) -> Value {
+    tokio::time::timeout(Duration::from_secs(5), socket.recv_event(kind))
+        .await
+        .unwrap_or_else(|_| panic!("no {kind} event within 5 s: {what}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_a_spectator_on_three_nodes_play_to_mate() {
+    let Some((a, others)) = nodes(2).await else {
+        return;
+    };
+    let (b, c) = (&others[0], &others[1]);
+    let (white, black) = (a.guest().await, b.guest().await);
+    // The challenge is made on A and joined on B.
+    let game_id = a
+        .create_challenge(&white, correspondence(), "white", None)
+        .await;
+    let mut white_socket = a.socket(&game_id, Some(&white)).await;
+    white_socket.hello().await;
+    let (status, body) = b.join_game(&black, &game_id).await;
+    assert_eq!(status, 200, "{body}");
+    // White's node learns of the join and sends a fresh state.
+    let state = within(&mut white_socket, "state", "the join on another node").await;
+    assert_eq!(state["status"], "playing", "{state}");
+    let mut black_socket = b.socket(&game_id, Some(&black)).await;
+    black_socket.hello().await;
+    let mut spectator = c.socket(&game_id, None).await;
+    spectator.hello().await;
+
+    for (ply, uci) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
+        let ply = u32::try_from(ply).expect("few");
+        let (mover, waiter) = if ply % 2 == 0 {
+            (&mut white_socket, &mut black_socket)
+        } else {
+            (&mut black_socket, &mut white_socket)
+        };
+        mover.play(uci, ply).await;
+        move_seen(waiter, uci, "the opponent's move from another node").await;
+        move_seen(&mut spectator, uci, "a move seen by a spectator").await;
+    }
+    for socket in [&mut white_socket, &mut black_socket, &mut spectator] {
+        let ended = next_event(socket, "ended", "the mate").await;
+        assert_eq!(ended["event"]["result"]["winner"], "black", "{ended}");
+        assert_eq!(ended["event"]["result"]["reason"], "checkmate", "{ended}");
+    }
+    // Every node answers with the same stored game.
+    for node in [&a, b, c] {
+        let state = node.state(&game_id, None).await;
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(4));
+        assert_eq!(state["status"], "finished");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draw_offer_and_a_rematch_across_nodes() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let (white, black) = (a.guest().await, b.guest().await);
+    let game_id = a.online_game(&white, &black, correspondence()).await;
+    let mut white_socket = a.socket(&game_id, Some(&white)).await;
+    white_socket.hello().await;
+    let mut black_socket = b.socket(&game_id, Some(&black)).await;
+    black_socket.hello().await;
+    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+    // Both first moves are seen on the other node before the offer.
+    move_seen(&mut black_socket, "e2e4", "white's move").await;
+    move_seen(&mut white_socket, "e7e5", "black's move").await;
+
+    white_socket.send(json!({ "type": "draw_offer" })).await;
+    next_event(&mut black_socket, "draw_offered", "the offer from node A").await;
+    black_socket.send(json!({ "type": "draw_accept" })).await;
+    let ended = next_event(&mut white_socket, "ended", "the accepted draw").await;
+    assert_eq!(ended["event"]["result"]["winner"], Value::Null, "{ended}");
+    assert_eq!(ended["event"]["result"]["reason"], "agreement", "{ended}");
+
+    black_socket.send(json!({ "type": "rematch_offer" })).await;
+    next_event(&mut white_socket, "rematch_offered", "the rematch offer").await;
+    white_socket.send(json!({ "type": "rematch_accept" })).await;
+    let here = within(&mut white_socket, "redirect", "the rematch on node A").await;
+    let there = within(&mut black_socket, "redirect", "the rematch on node B").await;
+    assert_eq!(here["game_id"], there["game_id"]);
+    let rematch = here["game_id"].as_str().expect("id").to_owned();
+    // Colours swap, and the new game is played across the nodes too.
+    let mut new_white = b.socket(&rematch, Some(&black)).await;
+    let state = new_white.hello().await;
+    assert_eq!(state["seat"], "white", "{state}");
+    let mut new_black = a.socket(&rematch, Some(&white)).await;
+    new_black.hello().await;
+    new_white.play("d2d4", 0).await;
+    move_seen(&mut new_black, "d2d4", "the rematch's first move").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_premove_set_on_one_node_is_played_when_the_opponent_moves_on_the_other() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let (white, black) = (a.guest().await, b.guest().await);
+    let game_id = a.online_game(&white, &black, clock(300_000, 0)).await;
+    let mut white_socket = a.socket(&game_id, Some(&white)).await;
+    white_socket.hello().await;
+    let mut black_socket = b.socket(&game_id, Some(&black)).await;
+    black_socket.hello().await;
+    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+    move_seen(&mut white_socket, "e7e5", "black's first move").await;
+
+    black_socket
+        .send(json!({ "type": "premove", "uci": "b8c6" }))
+        .await;
+    let set = within(&mut black_socket, "premove", "the premove being set").await;
+    assert_eq!(set["reason"], "set", "{set}");
+    white_socket.play("g1f3", 2).await;
+    // Node A played Black's premove at once, on White's move.
+    let reply = move_seen(&mut white_socket, "b8c6", "the premove played on node A").await;
+    assert_eq!(reply["event"]["premove"], true, "{reply}");
+    let played = within(&mut black_socket, "ack", "black's premove acknowledged").await;
+    assert_eq!(played["uci"], "b8c6", "{played}");
+    let state = b.state(&game_id, None).await;
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(4));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_nobody_hosts_flags_exactly_once_with_two_nodes_running() {
+    let Some((a, mut others)) = nodes(1).await else {
+        return;
+    };
+    let (white, black) = (a.guest().await, a.guest().await);
+    let game_id = a.online_game(&white, &black, clock(15_000, 0)).await;
+    let (mut white_socket, mut black_socket) = a.seat_both(&game_id, &white, &black).await;
+    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+    let before = a.state(&game_id, None).await;
+    let version = before["version"].as_u64().expect("version");
+    white_socket.close().await;
+    black_socket.close().await;
+    // Node A goes away: nobody hosts the game, node B never saw it.
+    let mut a = a;
+    a.stop().await;
+    let b = others.remove(0);
+    let mut watcher = None;
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let state = b.state(&game_id, None).await;
+        if state["status"] == "finished" {
+            watcher = Some(state);
+            break;
+        }
+    }
+    let state = watcher.expect("the game was flagged within 20 s of White's clock running out");
+    assert_eq!(state["result"]["winner"], "black", "{state}");
+    assert_eq!(state["result"]["reason"], "timeout", "{state}");
+    // One change: the flag. A second node flagging too would have failed its
+    // compare-and-set; a second stored ending would show as another version.
+    assert_eq!(state["version"].as_u64(), Some(version + 1), "{state}");
+    let a = a.restart().await;
+    let again = a.state(&game_id, None).await;
+    assert_eq!(again["version"], state["version"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_a_node_stops_mid_game_the_game_goes_on_on_the_other() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let (white, black) = (a.guest().await, b.guest().await);
+    let game_id = a.online_game(&white, &black, correspondence()).await;
+    let mut white_socket = a.socket(&game_id, Some(&white)).await;
+    white_socket.hello().await;
+    let mut black_socket = b.socket(&game_id, Some(&black)).await;
+    black_socket.hello().await;
+    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+    move_seen(&mut white_socket, "e7e5", "black's move").await;
+    // A goes away.
+    let mut a = a;
+    a.stop().await;
+    drop(white_socket);
+    // White reconnects through B and the game goes on.
+    let mut white_again = b.socket(&game_id, Some(&white)).await;
+    let state = white_again.hello().await;
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(2), "{state}");
+    white_again.play("g1f3", 2).await;
+    move_seen(&mut black_socket, "g1f3", "white's move on the same node").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_listener_reconnects_and_no_socket_misses_a_move() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let (white, black) = (a.guest().await, b.guest().await);
+    let game_id = a.online_game(&white, &black, correspondence()).await;
+    let mut white_socket = a.socket(&game_id, Some(&white)).await;
+    white_socket.hello().await;
+    let mut black_socket = b.socket(&game_id, Some(&black)).await;
+    black_socket.hello().await;
+
+    // Cut every listening connection of the database (both nodes').
+    let admin = sqlx::PgPool::connect(&a.db.as_ref().expect("db").url)
+        .await
+        .expect("admin connection");
+    let cut: Vec<(bool,)> = sqlx::query_as(
+        "select pg_terminate_backend(pid) from pg_stat_activity \
+         where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()",
+    )
+    .fetch_all(&admin)
+    .await
+    .expect("terminate");
+    assert!(!cut.is_empty(), "the nodes listen on their own connections");
+    admin.close().await;
+
+    // Moves made right away may race the reconnection: none may be missed.
+    white_socket.play("e2e4", 0).await;
+    move_seen(&mut black_socket, "e2e4", "a move after the cut").await;
+    black_socket.play("e7e5", 1).await;
+    move_seen(&mut white_socket, "e7e5", "the reply after the cut").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seek_made_on_one_node_is_seen_and_taken_on_another() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let (alice, bob) = (a.guest().await, b.guest().await);
+    let mut alice_lobby = a
+        .try_socket("/api/lobby/socket", Some(&alice), None)
+        .await
+        .expect("lobby socket");
+    within(&mut alice_lobby, "seeks", "the lobby snapshot").await;
+    let mut bob_lobby = b
+        .try_socket("/api/lobby/socket", Some(&bob), None)
+        .await
+        .expect("lobby socket");
+    within(&mut bob_lobby, "seeks", "the lobby snapshot").await;
+
+    let (status, body) = a
+        .post(
+            "/api/lobby/seeks",
+            &alice,
+            json!({ "time_control": clock(300_000, 3_000), "color": "random" }),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let added = within(&mut bob_lobby, "seek_added", "a seek made on node A").await;
+    let seek_id = added["seek"]["id"].as_str().expect("id").to_owned();
+    assert_eq!(added["seek"]["is_yours"], false);
+
+    let (status, body) = b
+        .post(&format!("/api/lobby/seeks/{seek_id}/join"), &bob, json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let started = within(&mut alice_lobby, "game_started", "bob joined on node B").await;
+    assert_eq!(started["game_id"], body["game_id"], "{started}");
+    let removed = within(&mut bob_lobby, "seek_removed", "the taken seek").await;
+    assert_eq!(removed["seek_id"], seek_id.as_str());
+}
