@@ -126,11 +126,21 @@ impl Accounts {
         let active = match &self.db {
             AccountsDb::Sqlite(pool) => {
                 let mut conn = pool.acquire().await.map_err(internal)?;
-                super::store::sqlite::session_is_active(&mut conn, session.session_id).await
+                super::store::sqlite::session_is_active(
+                    &mut conn,
+                    session.session_id,
+                    session.account_id,
+                )
+                .await
             }
             AccountsDb::Postgres(pool) => {
                 let mut conn = pool.acquire().await.map_err(internal)?;
-                super::store::postgres::session_is_active(&mut conn, session.session_id).await
+                super::store::postgres::session_is_active(
+                    &mut conn,
+                    session.session_id,
+                    session.account_id,
+                )
+                .await
             }
         }
         .map_err(internal)?;
