@@ -12,4 +12,5 @@ mod identity;
 mod lobby;
 mod premoves;
 mod restart;
+mod security;
 mod store_contract;
