@@ -222,10 +222,16 @@ function renderPromotion() {
   el.innerHTML = promotionChoices(p.to, view.orientation)
     .map(
       (c) =>
-        `<button type="button" class="promo-choice" data-role="${c.role}" style="left:${c.col * 12.5}%;top:${c.row * 12.5}%" aria-label="Promote to ${c.role}">` +
+        `<button type="button" class="promo-choice" data-role="${c.role}" data-col="${c.col}" data-row="${c.row}" aria-label="Promote to ${c.role}">` +
         `<span class="piece ${pieceColor} ${c.role}" aria-hidden="true">${pieceSvg(c.role)}</span></button>`,
     )
     .join("");
+  // Placed through the style object: the Content-Security-Policy refuses
+  // style attributes in markup.
+  for (const button of el.querySelectorAll(".promo-choice")) {
+    button.style.left = `${button.dataset.col * 12.5}%`;
+    button.style.top = `${button.dataset.row * 12.5}%`;
+  }
   el.querySelector("button")?.focus();
 }
 

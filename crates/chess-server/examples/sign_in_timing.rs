@@ -11,7 +11,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
 use chess_server::accounts::password::{Password, PasswordHasher};
-use chess_server::accounts::rate_limit::{Limit, SignInLimits};
+use chess_server::accounts::rate_limit::{Backoff, Limit, SignInLimits};
 use chess_server::accounts::sign_in::sign_in;
 use chess_server::accounts::store::AccountRow;
 use chess_server::accounts::username::Username;
@@ -27,7 +27,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         max: usize::MAX,
         window: Duration::from_secs(1),
     };
-    let limits = SignInLimits::new(unlimited, unlimited);
+    let no_delays = Backoff {
+        free: usize::MAX,
+        window: Duration::from_secs(1),
+        first_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    };
+    let limits = SignInLimits::new(unlimited, unlimited, no_delays);
     let address = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let right = Password::parse("correct horse battery".to_owned())?;
     let wrong = Password::parse("wrong horse battery".to_owned())?;

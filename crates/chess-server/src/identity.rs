@@ -79,6 +79,8 @@ pub struct GuestTokens {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// Whether the cookie is `Secure` (sent over HTTPS only).
+    secure_cookies: bool,
 }
 
 impl std::fmt::Debug for GuestTokens {
@@ -102,7 +104,16 @@ impl GuestTokens {
             encoding: EncodingKey::from_secret(secret.expose())?,
             decoding: DecodingKey::from_secret(secret.expose())?,
             validation,
+            secure_cookies: false,
         })
+    }
+
+    /// The same keys, with `Secure` cookies when `secure` (the server is
+    /// reached over HTTPS: the cookie must never travel in clear text).
+    #[must_use]
+    pub fn with_secure_cookies(mut self, secure: bool) -> GuestTokens {
+        self.secure_cookies = secure;
+        self
     }
 
     /// A signed token for `identity`.
@@ -151,9 +162,18 @@ impl GuestTokens {
 
     /// The `Set-Cookie` header value carrying `token`.
     pub fn cookie(&self, token: &str) -> HeaderValue {
+        self.cookie_header(token, GUEST_LIFETIME.as_secs())
+    }
+
+    /// The `Set-Cookie` header value that makes the browser forget its guest.
+    pub fn clearing_cookie(&self) -> HeaderValue {
+        self.cookie_header("", 0)
+    }
+
+    fn cookie_header(&self, token: &str, max_age_secs: u64) -> HeaderValue {
+        let secure = if self.secure_cookies { "; Secure" } else { "" };
         let value = format!(
-            "{GUEST_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
-            GUEST_LIFETIME.as_secs()
+            "{GUEST_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
         );
         // A JWT is base64url and dots: always a valid header value.
         HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
@@ -288,6 +308,18 @@ mod tests {
         // {"alg":"none","typ":"JWT"}
         let forged = format!("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.{claims}.");
         assert_eq!(tokens.verify(&forged), Err(IdentityError::Invalid));
+    }
+
+    #[test]
+    fn the_cookie_is_secure_only_when_asked() {
+        let plain = tokens(&"k".repeat(32));
+        let cookie = plain.cookie("a.b.c");
+        assert!(!cookie.to_str().unwrap_or_default().contains("Secure"));
+        let secure = plain.with_secure_cookies(true);
+        for cookie in [secure.cookie("a.b.c"), secure.clearing_cookie()] {
+            let cookie = cookie.to_str().unwrap_or_default().to_owned();
+            assert!(cookie.ends_with("; Secure"), "{cookie}");
+        }
     }
 
     #[test]

@@ -29,12 +29,14 @@ pub mod model;
 pub mod pgn;
 pub mod protocol;
 pub mod routes;
+pub mod security;
 pub mod settings;
 pub mod startup;
 pub mod store;
 pub mod summary;
 pub mod telemetry;
 pub mod time_control;
+pub mod web;
 
 pub use settings::Settings;
 pub use startup::{AppState, Application, StartupError, shutdown_signal};

@@ -8,7 +8,7 @@ use clap::Parser;
 #[tokio::main]
 async fn main() -> ExitCode {
     let settings = Settings::parse();
-    telemetry::init();
+    telemetry::init(settings.log_format);
     let app = match Application::build(settings).await {
         Ok(app) => app,
         Err(error) => {

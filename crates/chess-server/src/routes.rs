@@ -5,8 +5,8 @@ use std::sync::Arc;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{FromRequest, Path, Request, State};
-use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, ORIGIN};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, RETRY_AFTER};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -15,9 +15,10 @@ use chess_game::GameSpec;
 use chess_rules::Color;
 use serde::Deserialize;
 use serde_json::json;
-use tower_http::services::{ServeDir, ServeFile};
 use uuid::Uuid;
 
+use crate::accounts::http::ClientAddress;
+use crate::accounts::rate_limit::{AddressKey, RetryAfter};
 use crate::clock::now_ms;
 use crate::error::ApiError;
 use crate::games::{Entry, GameHandle, JoinError, NewGame, computer_player};
@@ -35,8 +36,7 @@ const SOCKET_BUFFER_BYTES: usize = 4 * 1024;
 
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {
-    let web = state.web_dir.as_ref().clone();
-    let game_page = ServeFile::new(web.join("game.html"));
+    let web = crate::web::routes(state.web_dir.as_deref());
     Router::new()
         .route("/healthz", get(healthz))
         .route("/api/me", get(me))
@@ -56,8 +56,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(join_challenge))
         .route("/api/games/{id}/pgn", get(game_pgn))
         .route("/api/games/{id}/socket", get(game_socket))
-        .route_service("/game/{id}", game_page)
-        .fallback_service(ServeDir::new(web))
+        .merge(web)
         .with_state(state)
 }
 
@@ -105,7 +104,11 @@ async fn player_of(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
     Ok(player)
 }
 
-async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn me(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Ok(identity) = crate::identity::resolve(&state, &headers).await {
         let player = player_of(&state, &identity).await?;
         return Ok(
@@ -113,7 +116,14 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Respons
                 .into_response(),
         );
     }
-    // First visit (or a cookie that does not verify): a new guest.
+    // First visit (or a cookie that does not verify): a new guest, each a
+    // stored player, so one address may only create so many.
+    if let Err(retry) = state
+        .new_guest_limits
+        .hit(AddressKey::from(address), std::time::Instant::now())
+    {
+        return Ok(too_many_requests(retry));
+    }
     let identity = Identity {
         id: Uuid::new_v4(),
         name: random_guest_name(),
@@ -127,6 +137,22 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Respons
         Json(json!({ "id": player.id, "name": player.name, "kind": player.kind })).into_response();
     set_cookie(response.headers_mut(), &state.tokens, &token);
     Ok(response)
+}
+
+/// `429 too_many_requests` saying when to try again, in words and in
+/// `Retry-After` (whole seconds, at least one).
+pub fn too_many_requests(retry: RetryAfter) -> Response {
+    let seconds = retry.0.as_secs_f64().ceil().max(1.0).to_string();
+    let mut response = ApiError::client(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_requests",
+        retry.to_string(),
+    )
+    .into_response();
+    if let Ok(value) = HeaderValue::from_str(&seconds) {
+        response.headers_mut().insert(RETRY_AFTER, value);
+    }
+    response
 }
 
 /// `429 too_many_requests` when the player has created too many games in the
@@ -275,29 +301,10 @@ async fn cancel_seek(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Refuses a WebSocket upgrade from an origin not in the allow-list. A
-/// request without `Origin` is not from a browser page and is let through.
+/// Refuses a WebSocket upgrade from an origin not in the allow-list (the
+/// upgrade is a GET, which the rule for state-changing requests lets pass).
 fn check_origin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    match headers.get(ORIGIN) {
-        None => Ok(()),
-        Some(origin) => {
-            let allowed = origin.to_str().is_ok_and(|origin| {
-                state
-                    .allowed_origins
-                    .iter()
-                    .any(|allowed| allowed == origin)
-            });
-            if allowed {
-                Ok(())
-            } else {
-                Err(ApiError::client(
-                    StatusCode::FORBIDDEN,
-                    "forbidden_origin",
-                    "websocket connections are not allowed from this origin",
-                ))
-            }
-        }
-    }
+    state.allowed_origins.check(headers)
 }
 
 async fn lobby_socket(

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::telemetry::LogFormat;
+
 /// Everything the server can be told at start-up. Every flag has an environment
 /// variable (listed in `.env.example`) and a default, so `cargo run` needs nothing.
 #[derive(Clone, Parser)]
@@ -50,7 +52,7 @@ pub struct Settings {
     #[arg(long, env = "CHESS_DEVELOPMENT", default_value_t = false)]
     pub development: bool,
 
-    /// Mark the session cookie `Secure` (set this when served over HTTPS).
+    /// Mark the session and guest cookies `Secure` (set this when served over HTTPS).
     #[arg(long, env = "SECURE_COOKIES", default_value_t = false)]
     pub secure_cookies: bool,
 
@@ -59,14 +61,28 @@ pub struct Settings {
     #[arg(long, env = "FIRST_MOVE_DEADLINE_MS", default_value_t = 30_000)]
     pub first_move_deadline_ms: u64,
 
-    /// Origins allowed to open WebSockets, comma separated. Default: this server's
-    /// own `http://` origins (`127.0.0.1`, `localhost` and the listen host).
+    /// Origins allowed to open WebSockets and to send state-changing requests
+    /// (POST, DELETE, ...), comma separated. Default: this server's own
+    /// `http://` origins (`127.0.0.1`, `localhost` and the listen host).
+    /// Requests without an `Origin` header (curl, scripts) are not from a
+    /// browser page and are allowed.
     #[arg(long, env = "ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
 
-    /// Folder with the web client's static files.
-    #[arg(long, env = "WEB_DIR", default_value = "web")]
-    pub web_dir: PathBuf,
+    /// Serve the web client from this folder instead of the copy built into the
+    /// binary (for working on the client without rebuilding the server).
+    #[arg(long, env = "WEB_DIR")]
+    pub web_dir: Option<PathBuf>,
+
+    /// New guests one address may create per hour (first visits without a
+    /// guest cookie); past it, `GET /api/me` answers `429`.
+    #[arg(long, env = "NEW_GUESTS_PER_ADDRESS_PER_HOUR", default_value_t = 60)]
+    pub new_guests_per_address_per_hour: usize,
+
+    /// `text` (coloured only on a terminal) or `json` (one object per line, for
+    /// log collectors).
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 
     /// Largest WebSocket message accepted, in bytes.
     #[arg(long, env = "WS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
@@ -114,6 +130,11 @@ impl fmt::Debug for Settings {
             .field("first_move_deadline_ms", &self.first_move_deadline_ms)
             .field("allowed_origins", &self.allowed_origins)
             .field("web_dir", &self.web_dir)
+            .field(
+                "new_guests_per_address_per_hour",
+                &self.new_guests_per_address_per_hour,
+            )
+            .field("log_format", &self.log_format)
             .field("ws_max_message_bytes", &self.ws_max_message_bytes)
             .field("ws_rate_per_second", &self.ws_rate_per_second)
             .field("ws_rate_burst", &self.ws_rate_burst)

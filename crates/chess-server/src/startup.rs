@@ -17,11 +17,12 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::accounts::http::Accounts;
 use crate::accounts::password::{HashingError, PasswordHasher};
-use crate::accounts::rate_limit::{GAMES_PER_PLAYER, RateLimiter};
+use crate::accounts::rate_limit::{AddressKey, GAMES_PER_PLAYER, Limit, RateLimiter};
 use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
 use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
+use crate::security::AllowedOrigins;
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
 
@@ -49,9 +50,13 @@ pub struct AppState {
     pub hub: Arc<Hub>,
     pub lobby: Arc<Lobby>,
     pub tokens: GuestTokens,
-    pub allowed_origins: Arc<Vec<String>>,
+    /// Origins whose pages may open sockets and change state.
+    pub allowed_origins: AllowedOrigins,
+    /// Guests one address may create (first visits without a cookie).
+    pub new_guest_limits: Arc<RateLimiter<AddressKey>>,
     pub socket_limits: SocketLimits,
-    pub web_dir: Arc<PathBuf>,
+    /// A folder to serve the web client from instead of the built-in copy.
+    pub web_dir: Option<Arc<Path>>,
 }
 
 /// Why the server could not start.
@@ -150,6 +155,7 @@ impl Application {
         } else {
             settings.allowed_origins.clone()
         };
+        let allowed_origins = AllowedOrigins::new(allowed_origins);
         // Without SESSION_KEYS the server secret signs sessions too; it
         // already passed its own length rule (or was generated), so the
         // strength checks meant for hand-written keys are relaxed.
@@ -157,7 +163,7 @@ impl Application {
             Some(keys) => KeyRing::from_config(Some(keys), mode)?,
             None => KeyRing::single("main", secret.expose())?,
         };
-        let tokens = GuestTokens::new(&secret)?;
+        let tokens = GuestTokens::new(&secret)?.with_secure_cookies(settings.secure_cookies);
         let accounts = Accounts::new(
             store.accounts_db(),
             PasswordHasher::owasp(MAX_CONCURRENT_HASHES)?,
@@ -174,17 +180,21 @@ impl Application {
             lobby,
             hub: Arc::clone(&hub),
             tokens,
-            allowed_origins: Arc::new(allowed_origins),
+            allowed_origins: allowed_origins.clone(),
+            new_guest_limits: Arc::new(RateLimiter::new(Limit {
+                max: settings.new_guests_per_address_per_hour,
+                window: std::time::Duration::from_secs(60 * 60),
+            })),
             socket_limits: SocketLimits {
                 max_message_bytes: settings.ws_max_message_bytes,
                 rate_per_second: settings.ws_rate_per_second,
                 burst: settings.ws_rate_burst,
                 silence_timeout: std::time::Duration::from_millis(settings.ws_silence_timeout_ms),
             },
-            web_dir: Arc::new(settings.web_dir.clone()),
+            web_dir: settings.web_dir.as_deref().map(Arc::from),
         };
-        let router = crate::routes::router(state)
-            .merge(crate::accounts::http::router(accounts))
+        let router = crate::routes::router(state).merge(crate::accounts::http::router(accounts));
+        let router = crate::security::protect(router, allowed_origins)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(TimeoutLayer::with_status_code(
                 axum::http::StatusCode::REQUEST_TIMEOUT,

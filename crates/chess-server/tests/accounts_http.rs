@@ -24,10 +24,11 @@ use uuid::Uuid;
 
 const SECRET: &str = "k7Qw9zX2mN4pR8tV1bY6cH3jL5sD0fGa";
 
-/// The router, plus the guest tokens it trusts.
+/// The router, plus the guest tokens and session keys it trusts.
 struct TestApp {
     router: Router,
     guests: GuestTokens,
+    sessions: Sessions,
 }
 
 /// A reply: status, the session cookie it set (if any), the JSON body.
@@ -46,16 +47,13 @@ impl TestApp {
         let guests = GuestTokens::new(&secret).expect("guest keys");
         let hasher =
             PasswordHasher::new(Params::new(64, 1, 1, None).expect("params"), 4).expect("hasher");
-        let accounts = Accounts::new(
-            db,
-            hasher,
-            Sessions::new(KeyRing::generated()),
-            guests.clone(),
-            false,
-        );
+        let sessions =
+            Sessions::new(KeyRing::single("test", SECRET.as_bytes()).expect("a key ring"));
+        let accounts = Accounts::new(db, hasher, sessions.clone(), guests.clone(), false);
         TestApp {
             router: router(accounts),
             guests,
+            sessions,
         }
     }
 
@@ -232,18 +230,22 @@ macro_rules! account_http_tests {
             }
 
             #[tokio::test]
-            async fn failed_sign_ins_are_limited_per_account_and_per_address() {
+            async fn failed_sign_ins_are_limited_per_account_and_address_and_per_address() {
                 let Some((app, _db)) = ($app) else { return };
                 app.sign_up("Magnus", "correct horse").await;
-                for i in 0..5 {
-                    let reply = app.sign_in("Magnus", "wrong horse", &format!("198.51.100.{i}")).await;
+                for _ in 0..5 {
+                    let reply = app.sign_in("Magnus", "wrong horse", "198.51.100.66").await;
                     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
                 }
-                // Locked for every address, even with the right password.
-                let locked = app.sign_in("Magnus", "correct horse", "203.0.113.1").await;
+                // The guessing address is locked out of this account, even
+                // with the right password...
+                let locked = app.sign_in("Magnus", "correct horse", "198.51.100.66").await;
                 assert_eq!(locked.status, StatusCode::TOO_MANY_REQUESTS, "{locked:?}");
                 assert_eq!(locked.body["error"]["code"], "too_many_requests");
                 assert!(locked.retry_after.is_some());
+                // ...but it cannot lock the owner out from their own address.
+                let owner = app.sign_in("Magnus", "correct horse", "203.0.113.1").await;
+                assert_eq!(owner.status, StatusCode::OK, "{owner:?}");
 
                 // One address spraying many names is stopped too.
                 for i in 0..20 {
@@ -293,6 +295,39 @@ macro_rules! account_http_tests {
                 assert_eq!(app.account(&phone).await.status, StatusCode::UNAUTHORIZED);
                 assert_eq!(app.sign_in("Magnus", "correct horse", "192.0.2.10").await.status, StatusCode::UNAUTHORIZED);
                 assert_eq!(app.sign_in("Magnus", "battery staple", "192.0.2.11").await.status, StatusCode::OK);
+            }
+
+            #[tokio::test]
+            async fn a_session_id_of_another_account_is_refused() {
+                let Some((app, _db)) = ($app) else { return };
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .expect("after 1970")
+                    .as_secs();
+                let session_of = |reply: Reply| {
+                    let cookie = reply.session.expect("a session");
+                    let token = cookie.trim_start_matches("chess_session=").to_owned();
+                    app.sessions.verify(&token, now).expect("a valid token")
+                };
+                let magnus = session_of(app.sign_up("Magnus", "correct horse").await);
+                let hikaru = session_of(app.sign_up("Hikaru", "correct horse").await);
+
+                // Signed with the server's own key: only the pairing is wrong.
+                let forged = app
+                    .sessions
+                    .issue_for(magnus.account_id, hikaru.session_id, now)
+                    .expect("a token");
+                let reply = app.account(&format!("chess_session={forged}")).await;
+                assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{reply:?}");
+                assert_eq!(reply.body["error"]["code"], "not_signed_in");
+
+                let own = app
+                    .sessions
+                    .issue_for(hikaru.account_id, hikaru.session_id, now)
+                    .expect("a token");
+                let reply = app.account(&format!("chess_session={own}")).await;
+                assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+                assert_eq!(reply.body["username"], "Hikaru");
             }
 
             #[tokio::test]

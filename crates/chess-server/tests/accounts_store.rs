@@ -127,14 +127,28 @@ macro_rules! account_store_tests {
                 }
 
                 accounts::end_session(&mut conn, laptop, 2_000).await.expect("sign out");
-                assert!(!accounts::session_is_active(&mut conn, laptop).await.expect("check"));
-                assert!(accounts::session_is_active(&mut conn, phone).await.expect("check"));
+                assert!(!accounts::session_is_active(&mut conn, laptop, id).await.expect("check"));
+                assert!(accounts::session_is_active(&mut conn, phone, id).await.expect("check"));
 
                 let ended = accounts::end_other_sessions(&mut conn, id, Some(phone), 3_000).await.expect("end");
                 assert_eq!(ended, 1);
-                assert!(accounts::session_is_active(&mut conn, phone).await.expect("check"));
-                assert!(!accounts::session_is_active(&mut conn, tablet).await.expect("check"));
-                assert!(!accounts::session_is_active(&mut conn, Uuid::new_v4()).await.expect("check"));
+                assert!(accounts::session_is_active(&mut conn, phone, id).await.expect("check"));
+                assert!(!accounts::session_is_active(&mut conn, tablet, id).await.expect("check"));
+                assert!(!accounts::session_is_active(&mut conn, Uuid::new_v4(), id).await.expect("check"));
+            }
+
+            #[tokio::test]
+            async fn a_session_is_active_only_for_its_own_account() {
+                let Some(db) = $db else { return };
+                let (magnus, hikaru) = (guest(&db.pool).await, guest(&db.pool).await);
+                sign_up(&db.pool, magnus, "Magnus").await.expect("sign up");
+                sign_up(&db.pool, hikaru, "Hikaru").await.expect("sign up");
+                let mut conn = db.pool.acquire().await.expect("a connection");
+                let session = Uuid::new_v4();
+                accounts::start_session(&mut conn, session, hikaru, 1_000).await.expect("start");
+
+                assert!(accounts::session_is_active(&mut conn, session, hikaru).await.expect("check"));
+                assert!(!accounts::session_is_active(&mut conn, session, magnus).await.expect("check"));
             }
         }
     };

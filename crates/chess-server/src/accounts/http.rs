@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{ConnectInfo, FromRequestParts, State};
-use axum::http::header::{COOKIE, RETRY_AFTER, SET_COOKIE};
+use axum::http::header::{COOKIE, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -29,7 +29,7 @@ use super::sign_in::{SignInError, sign_in};
 use super::store::{AccountRow, AccountStoreError, SignUpError};
 use super::username::Username;
 use crate::error::ApiError;
-use crate::identity::{GUEST_COOKIE, GuestTokens};
+use crate::identity::GuestTokens;
 use crate::ledger::{self, LedgerEntry, LedgerError, UtcDay};
 use crate::routes::JsonBody;
 
@@ -126,11 +126,21 @@ impl Accounts {
         let active = match &self.db {
             AccountsDb::Sqlite(pool) => {
                 let mut conn = pool.acquire().await.map_err(internal)?;
-                super::store::sqlite::session_is_active(&mut conn, session.session_id).await
+                super::store::sqlite::session_is_active(
+                    &mut conn,
+                    session.session_id,
+                    session.account_id,
+                )
+                .await
             }
             AccountsDb::Postgres(pool) => {
                 let mut conn = pool.acquire().await.map_err(internal)?;
-                super::store::postgres::session_is_active(&mut conn, session.session_id).await
+                super::store::postgres::session_is_active(
+                    &mut conn,
+                    session.session_id,
+                    session.account_id,
+                )
+                .await
             }
         }
         .map_err(internal)?;
@@ -254,19 +264,7 @@ impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         match self {
             Failure::Api(error) => error.into_response(),
-            Failure::TooMany(retry) => {
-                let seconds = retry.0.as_secs_f64().ceil().max(1.0).to_string();
-                let mut response = ApiError::client(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_requests",
-                    retry.to_string(),
-                )
-                .into_response();
-                if let Ok(value) = HeaderValue::from_str(&seconds) {
-                    response.headers_mut().insert(RETRY_AFTER, value);
-                }
-                response
-            }
+            Failure::TooMany(retry) => crate::routes::too_many_requests(retry),
         }
     }
 }
@@ -496,10 +494,7 @@ async fn sign_out(
     headers.append(SET_COOKIE, accounts.session_cookie("", 0));
     // The guest cookie names the same player as the account (a guest who
     // signed up): drop it too, the browser becomes a new guest.
-    let clear_guest = format!("{GUEST_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
-    if let Ok(value) = HeaderValue::from_str(&clear_guest) {
-        headers.append(SET_COOKIE, value);
-    }
+    headers.append(SET_COOKIE, accounts.guests.clearing_cookie());
     Ok(response)
 }
 

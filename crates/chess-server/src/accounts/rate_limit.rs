@@ -1,5 +1,6 @@
-//! In-memory rate limits: failed sign-ins per account and per address,
-//! sign-ups per address, game creation per player.
+//! In-memory rate limits: failed sign-ins per account and address, per
+//! address and (as growing delays) per account; sign-ups and new guests per
+//! address; game creation per player.
 //!
 //! A sliding log per key: the instants of the last `max` events inside the
 //! window. It is exact (no burst at a window edge) and its memory per key is
@@ -23,10 +24,21 @@ pub struct Limit {
     pub window: Duration,
 }
 
-/// Failed sign-ins for one username before it is locked for a while.
-pub const SIGN_IN_FAILURES_PER_ACCOUNT: Limit = Limit {
+/// Failed sign-ins of one username from one address before that address is
+/// locked out of that account for a while. Tight, because it stops one
+/// guesser without touching the owner elsewhere.
+pub const SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS: Limit = Limit {
     max: 5,
     window: Duration::from_secs(15 * 60),
+};
+/// Failed sign-ins of one username from all addresses together: loose, and
+/// a delay rather than a lockout, so guessing from many addresses slows to
+/// one try a minute while the owner waits a minute at worst.
+pub const SIGN_IN_BACKOFF_PER_ACCOUNT: Backoff = Backoff {
+    free: 10,
+    window: Duration::from_secs(15 * 60),
+    first_delay: Duration::from_secs(1),
+    max_delay: Duration::from_secs(60),
 };
 /// Failed sign-ins from one address (any usernames), against spraying.
 pub const SIGN_IN_FAILURES_PER_ADDRESS: Limit = Limit {
@@ -114,6 +126,20 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
         self.lock().remove(key);
     }
 
+    /// How many events of `key` are inside the window at `now`, and the
+    /// newest one's instant.
+    pub fn recent(&self, key: &K, now: Instant) -> (usize, Option<Instant>) {
+        let events = self.lock();
+        let Some(log) = events.get(key) else {
+            return (0, None);
+        };
+        let inside = log
+            .iter()
+            .filter(|at| now.saturating_duration_since(**at) < self.limit.window)
+            .count();
+        (inside, log.back().copied().filter(|_| inside > 0))
+    }
+
     fn admit(&self, log: &mut VecDeque<Instant>, now: Instant) -> Result<(), RetryAfter> {
         while log
             .front()
@@ -176,55 +202,130 @@ impl From<IpAddr> for AddressKey {
     }
 }
 
-/// Failed sign-in limits, per account (by normalised username) and per
-/// address. Unknown usernames are counted exactly like real ones, so the
-/// limits reveal nothing about which names exist.
+/// Growing delays between attempts: the first `free` failures inside the
+/// window cost nothing; after that, the next attempt must wait
+/// `first_delay` after the latest failure, twice as long after each further
+/// failure, never more than `max_delay`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    /// Failures inside the window that cause no delay.
+    pub free: usize,
+    /// How long a failure counts.
+    pub window: Duration,
+    /// The wait after the first failure past `free`.
+    pub first_delay: Duration,
+    /// The longest wait.
+    pub max_delay: Duration,
+}
+
+impl Backoff {
+    /// The wait after the latest of `failures` failures inside the window.
+    pub fn delay_after(&self, failures: usize) -> Duration {
+        let Some(past_free) = failures.checked_sub(self.free) else {
+            return Duration::ZERO;
+        };
+        // 2^16 times any sensible first delay is past any sensible maximum.
+        let doublings = u32::try_from(past_free).unwrap_or(u32::MAX).min(16);
+        self.first_delay
+            .saturating_mul(1 << doublings)
+            .min(self.max_delay)
+    }
+
+    /// Failures worth remembering: past these the delay is at its maximum
+    /// anyway, which bounds each account's log.
+    fn remembered(&self) -> usize {
+        self.free.saturating_add(17)
+    }
+}
+
+/// Failed sign-in limits. Unknown usernames are counted exactly like real
+/// ones, so the limits reveal nothing about which names exist.
+///
+/// - per account and address, tight: a guesser is locked out of the account
+///   from their address, while the owner, elsewhere, is not;
+/// - per address, over every username: against spraying one password over
+///   many accounts;
+/// - per account, over every address: growing delays, never a lockout, so
+///   guessing from many addresses slows down while the owner still gets in.
 #[derive(Debug)]
 pub struct SignInLimits {
-    by_account: RateLimiter<String>,
+    by_account_and_address: RateLimiter<(String, AddressKey)>,
     by_address: RateLimiter<AddressKey>,
+    by_account: RateLimiter<String>,
+    account_backoff: Backoff,
 }
 
 impl Default for SignInLimits {
     fn default() -> SignInLimits {
-        SignInLimits::new(SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS)
+        SignInLimits::new(
+            SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS,
+            SIGN_IN_FAILURES_PER_ADDRESS,
+            SIGN_IN_BACKOFF_PER_ACCOUNT,
+        )
     }
 }
 
 impl SignInLimits {
     /// Limits with explicit bounds.
-    pub fn new(per_account: Limit, per_address: Limit) -> SignInLimits {
+    pub fn new(
+        per_account_and_address: Limit,
+        per_address: Limit,
+        per_account: Backoff,
+    ) -> SignInLimits {
         SignInLimits {
-            by_account: RateLimiter::new(per_account),
+            by_account_and_address: RateLimiter::new(per_account_and_address),
             by_address: RateLimiter::new(per_address),
+            by_account: RateLimiter::new(Limit {
+                max: per_account.remembered(),
+                window: per_account.window,
+            }),
+            account_backoff: per_account,
         }
     }
 
     /// Whether a sign-in attempt may be checked at all. Call before hashing,
-    /// so a locked account costs the server nothing.
+    /// so a refused attempt costs the server nothing.
     ///
     /// # Errors
-    /// [`RetryAfter`] when the account or the address has failed too often.
+    /// [`RetryAfter`] when this address has failed too often (on this
+    /// account or on any), or the account's delay has not passed yet.
     pub fn check(
         &self,
         username_key: &str,
         address: IpAddr,
         now: Instant,
     ) -> Result<(), RetryAfter> {
-        self.by_address.check(&AddressKey::from(address), now)?;
-        self.by_account.check(&username_key.to_owned(), now)
+        let address = AddressKey::from(address);
+        self.by_address.check(&address, now)?;
+        self.by_account_and_address
+            .check(&(username_key.to_owned(), address), now)?;
+        let (failures, latest) = self.by_account.recent(&username_key.to_owned(), now);
+        if let Some(latest) = latest {
+            let ready = latest + self.account_backoff.delay_after(failures);
+            if now < ready {
+                return Err(RetryAfter(ready - now));
+            }
+        }
+        Ok(())
     }
 
-    /// Counts a failed attempt against both the account and the address.
+    /// Counts a failed attempt against the account, the address and both.
     pub fn failed(&self, username_key: &str, address: IpAddr, now: Instant) {
+        let address = AddressKey::from(address);
+        self.by_account_and_address
+            .record((username_key.to_owned(), address), now);
+        self.by_address.record(address, now);
         self.by_account.record(username_key.to_owned(), now);
-        self.by_address.record(AddressKey::from(address), now);
     }
 
-    /// A right password clears the account's failures. The address keeps
-    /// its count: owning one account must not reset a spraying budget.
-    pub fn succeeded(&self, username_key: &str) {
-        self.by_account.clear(&username_key.to_owned());
+    /// A right password clears the failures of this account from this
+    /// address (the owner's typos). The account's delays stay: they are
+    /// someone else's guesses, which the owner's sign-in must not reset. The
+    /// address keeps its count too: owning one account must not reset a
+    /// spraying budget.
+    pub fn succeeded(&self, username_key: &str, address: IpAddr) {
+        self.by_account_and_address
+            .clear(&(username_key.to_owned(), AddressKey::from(address)));
     }
 }
 
@@ -294,41 +395,103 @@ mod tests {
         assert_eq!(limiter.lock().len(), 1);
     }
 
+    const NEVER_DELAYED: Backoff = Backoff {
+        free: 1000,
+        window: Duration::from_secs(60),
+        first_delay: Duration::from_secs(1),
+        max_delay: Duration::from_secs(1),
+    };
+
+    const DOUBLING: Backoff = Backoff {
+        free: 3,
+        window: Duration::from_secs(15 * 60),
+        first_delay: Duration::from_secs(1),
+        max_delay: Duration::from_secs(60),
+    };
+
+    fn address(last: u8) -> IpAddr {
+        IpAddr::V4(Ipv4Addr::new(198, 51, 100, last))
+    }
+
     #[test]
-    fn failed_sign_ins_lock_the_account_for_every_address() {
-        let limits = SignInLimits::new(
-            THREE_PER_MINUTE,
-            Limit {
-                max: 100,
-                ..THREE_PER_MINUTE
-            },
-        );
+    fn a_guesser_locks_only_their_own_address_out_of_the_account() {
+        let many = Limit {
+            max: 100,
+            ..THREE_PER_MINUTE
+        };
+        let limits = SignInLimits::new(THREE_PER_MINUTE, many, NEVER_DELAYED);
         let t0 = Instant::now();
-        let home = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
-        let elsewhere = IpAddr::V4(Ipv4Addr::new(198, 51, 100, 7));
+        let (guesser, owner) = (address(66), address(1));
         for _ in 0..3 {
-            limits.check("magnus", home, t0).unwrap();
-            limits.failed("magnus", home, t0);
+            limits.check("magnus", guesser, t0).unwrap();
+            limits.failed("magnus", guesser, t0);
         }
-        assert!(limits.check("magnus", home, t0).is_err());
-        assert!(limits.check("magnus", elsewhere, t0).is_err());
-        assert!(limits.check("hikaru", home, t0).is_ok());
+        assert!(limits.check("magnus", guesser, t0).is_err());
+        assert!(limits.check("magnus", owner, t0).is_ok());
+        assert!(limits.check("hikaru", guesser, t0).is_ok());
         assert!(
             limits
-                .check("magnus", home, t0 + Duration::from_secs(60))
+                .check("magnus", guesser, t0 + Duration::from_secs(60))
                 .is_ok()
         );
     }
 
     #[test]
-    fn failed_sign_ins_lock_the_address_for_every_account() {
-        let limits = SignInLimits::new(
-            Limit {
-                max: 100,
-                ..THREE_PER_MINUTE
-            },
-            THREE_PER_MINUTE,
+    fn failures_from_many_addresses_bring_growing_delays_not_a_lockout() {
+        let limits = SignInLimits::new(THREE_PER_MINUTE, THREE_PER_MINUTE, DOUBLING);
+        let t0 = Instant::now();
+        let mut now = t0;
+        // Each guess from a new address: no per-address limit is reached.
+        let mut waits = Vec::new();
+        for guess in 0..12u8 {
+            match limits.check("magnus", address(guess), now) {
+                Ok(()) => {}
+                Err(RetryAfter(wait)) => {
+                    waits.push(wait);
+                    now += wait;
+                    limits.check("magnus", address(guess), now).unwrap();
+                }
+            }
+            limits.failed("magnus", address(guess), now);
+        }
+        // Three free failures, then 1, 2, 4, ... seconds, capped at a minute.
+        let seconds: Vec<u64> = waits.iter().map(Duration::as_secs).collect();
+        assert_eq!(seconds, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        // The owner, from an address that never failed, waits at most the
+        // largest delay, then gets in.
+        let owner = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+        let Err(RetryAfter(wait)) = limits.check("magnus", owner, now) else {
+            panic!("a delay is due");
+        };
+        assert!(wait <= DOUBLING.max_delay);
+        assert!(limits.check("magnus", owner, now + wait).is_ok());
+        // Failures older than the window no longer count.
+        assert!(limits.check("magnus", owner, now + DOUBLING.window).is_ok());
+        assert_eq!(
+            limits
+                .by_account
+                .recent(&"magnus".to_owned(), now + DOUBLING.window)
+                .0,
+            0
         );
+    }
+
+    #[test]
+    fn delays_double_from_the_first_past_the_free_ones_up_to_the_maximum() {
+        let delays: Vec<u64> = (0..12)
+            .map(|failures| DOUBLING.delay_after(failures).as_secs())
+            .collect();
+        assert_eq!(delays, [0, 0, 0, 1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(DOUBLING.delay_after(usize::MAX), DOUBLING.max_delay);
+    }
+
+    #[test]
+    fn failed_sign_ins_lock_the_address_for_every_account() {
+        let many = Limit {
+            max: 100,
+            ..THREE_PER_MINUTE
+        };
+        let limits = SignInLimits::new(many, THREE_PER_MINUTE, NEVER_DELAYED);
         let t0 = Instant::now();
         let sprayer = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 9));
         for name in ["a1", "a2", "a3"] {
@@ -343,17 +506,21 @@ mod tests {
     }
 
     #[test]
-    fn success_clears_the_account_but_not_the_address() {
-        let limits = SignInLimits::new(THREE_PER_MINUTE, THREE_PER_MINUTE);
+    fn success_clears_the_owners_typos_but_not_the_address_count() {
+        let limits = SignInLimits::new(THREE_PER_MINUTE, THREE_PER_MINUTE, NEVER_DELAYED);
         let t0 = Instant::now();
-        let address = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
-        for _ in 0..3 {
-            limits.failed("magnus", address, t0);
+        let home = address(1);
+        for _ in 0..2 {
+            limits.failed("magnus", home, t0);
         }
-        limits.succeeded("magnus");
-        let other = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2));
-        assert!(limits.check("magnus", other, t0).is_ok());
-        assert!(limits.check("magnus", address, t0).is_err());
+        limits.succeeded("magnus", home);
+        limits.failed("magnus", home, t0);
+        // Three failures in all on the address: its spraying budget is spent.
+        assert!(limits.check("hikaru", home, t0).is_err());
+        let (failures, _) = limits
+            .by_account_and_address
+            .recent(&("magnus".to_owned(), AddressKey::from(home)), t0);
+        assert_eq!(failures, 1);
     }
 
     #[test]

@@ -65,7 +65,7 @@ pub async fn sign_in(
         .await?;
     match (verdict, account) {
         (Verification::Match { upgraded }, Some(account)) => {
-            limits.succeeded(&key);
+            limits.succeeded(&key, address);
             Ok(SignedIn {
                 player_id: account.player_id,
                 upgraded_hash: upgraded,
@@ -86,7 +86,7 @@ mod tests {
     use argon2::Params;
 
     use super::*;
-    use crate::accounts::rate_limit::Limit;
+    use crate::accounts::rate_limit::{Backoff, Limit};
 
     const ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
 
@@ -99,7 +99,13 @@ mod tests {
             max: 3,
             window: Duration::from_secs(60),
         };
-        SignInLimits::new(limit, Limit { max: 10, ..limit })
+        let no_delays = Backoff {
+            free: 100,
+            window: limit.window,
+            first_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(1),
+        };
+        SignInLimits::new(limit, Limit { max: 10, ..limit }, no_delays)
     }
 
     fn password(raw: &str) -> Password {

@@ -192,18 +192,23 @@ macro_rules! account_queries {
                 Ok(())
             }
 
-            /// Whether `session_id` exists and has not been ended.
+            /// Whether `session_id` is a sign-in of `player_id` that has not
+            /// been ended. Both must match: a token naming one account and
+            /// another account's live session is no session at all.
             ///
             /// # Errors
             /// [`AccountStoreError`] if the query fails.
             pub async fn session_is_active(
                 conn: &mut $connection,
                 session_id: Uuid,
+                player_id: Uuid,
             ) -> Result<bool, AccountStoreError> {
                 let found: Option<String> = sqlx::query_scalar(
-                    "select id from account_sessions where id = $1 and ended_at is null",
+                    "select id from account_sessions \
+                     where id = $1 and player_id = $2 and ended_at is null",
                 )
                 .bind(session_id.to_string())
+                .bind(player_id.to_string())
                 .fetch_optional(&mut *conn)
                 .await?;
                 Ok(found.is_some())

@@ -335,6 +335,28 @@ impl TestApp {
         )
     }
 
+    /// A request with extra `headers` and an optional JSON body: the whole
+    /// response, for tests that look at status and headers.
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> reqwest::Response {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let mut request = self.http.request(method, self.url(path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        request.send().await.expect("request")
+    }
+
     pub async fn post(&self, path: &str, guest: &Guest, body: Value) -> (u16, Value) {
         self.send("POST", path, Some(&guest.cookie), Some(body.to_string()))
             .await

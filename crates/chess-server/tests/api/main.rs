@@ -13,4 +13,5 @@ mod lobby;
 mod nodes;
 mod premoves;
 mod restart;
+mod security;
 mod store_contract;

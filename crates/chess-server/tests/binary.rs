@@ -1,0 +1,206 @@
+//! The `chess-server` binary on its own: copied nowhere near the repository
+//! (started in an empty temporary folder), it serves the web client built
+//! into it, and its logs suit a file or a log collector.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use uuid::Uuid;
+
+/// A running `chess-server` process, killed (by its own id) and its folder
+/// removed on drop.
+struct Server {
+    child: Child,
+    folder: PathBuf,
+    url: String,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Server {
+    /// Starts the binary in a new empty folder with `env` set; every setting
+    /// not given falls back to its default (the environment of the test run
+    /// is cleared of the server's variables first).
+    fn start(env: &[(&str, &str)]) -> Server {
+        let folder = std::env::temp_dir().join(format!("chess-binary-{}", Uuid::new_v4()));
+        std::fs::create_dir_all(&folder).expect("an empty folder");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_chess-server"));
+        command.current_dir(&folder);
+        for name in [
+            "HOST",
+            "DATABASE_URL",
+            "CHESS_DATA_DIR",
+            "CHESS_SECRET",
+            "SESSION_KEYS",
+            "WEB_DIR",
+            "ALLOWED_ORIGINS",
+            "LOG_FORMAT",
+            "RUST_LOG",
+            "NO_COLOR",
+        ] {
+            command.env_remove(name);
+        }
+        command.env("PORT", "0");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            folder,
+            url: String::new(),
+            lines,
+        };
+        server.url = server
+            .wait_for_line(|line| line.contains("chess-server: open "))
+            .rsplit(' ')
+            .next()
+            .expect("a URL")
+            .trim_end_matches('/')
+            .to_owned();
+        server
+    }
+
+    /// The first output line matching `wanted` (lines before it are dropped).
+    fn wait_for_line(&self, wanted: impl Fn(&str) -> bool) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the expected line within 30 s");
+            if wanted(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Every output line so far.
+    fn lines_so_far(&self) -> Vec<String> {
+        std::iter::from_fn(|| self.lines.recv_timeout(Duration::from_millis(200)).ok()).collect()
+    }
+
+    async fn get(&self, path: &str) -> reqwest::Response {
+        reqwest::get(format!("{}{path}", self.url))
+            .await
+            .expect("GET")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+fn header(response: &reqwest::Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn serves_the_built_in_web_client_from_an_empty_folder() {
+    let server = Server::start(&[]);
+    assert!(
+        !server.folder.join("web").exists(),
+        "no web folder beside it"
+    );
+    let game_page = format!("/game/{}", Uuid::new_v4());
+    for (path, content_type, marker) in [
+        ("/", "text/html", "/js/home.js"),
+        (game_page.as_str(), "text/html", "/js/game.js"),
+        ("/js/game.js", "javascript", "import"),
+        ("/js/board.js", "javascript", "export"),
+        ("/css/style.css", "text/css", "{"),
+    ] {
+        let response = server.get(path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        assert!(
+            header(&response, "content-type").contains(content_type),
+            "{path}: {}",
+            header(&response, "content-type")
+        );
+        assert!(
+            !header(&response, "cache-control").is_empty(),
+            "{path} says how to cache it"
+        );
+        assert!(!header(&response, "etag").is_empty(), "{path} has an etag");
+        let body = response.text().await.expect("a body");
+        assert!(body.contains(marker), "{path} is the real file");
+    }
+
+    // A browser revalidating an unchanged script gets `304` and no body.
+    let script = server.get("/js/game.js").await;
+    let etag = header(&script, "etag");
+    let revalidated = reqwest::Client::new()
+        .get(format!("{}/js/game.js", server.url))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(revalidated.status(), 304);
+
+    // What the web folder holds for development only is not built in.
+    for path in [
+        "/e2e/harness.js",
+        "/test/board.test.js",
+        "/package.json",
+        "/node_modules/.package-lock.json",
+        "/run-tests.sh",
+        "/js/nothing-here.js",
+    ] {
+        assert_eq!(server.get(path).await.status(), 404, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn logs_to_a_pipe_have_no_colour_codes() {
+    let server = Server::start(&[]);
+    assert_eq!(server.get("/healthz").await.status(), 200);
+    let logs = server.lines_so_far();
+    assert!(
+        logs.iter().any(|line| line.contains("INFO")),
+        "some log lines: {logs:?}"
+    );
+    for line in &logs {
+        assert!(!line.contains('\u{1b}'), "an escape code in {line:?}");
+    }
+}
+
+#[tokio::test]
+async fn log_format_json_writes_one_json_object_per_line() {
+    let server = Server::start(&[("LOG_FORMAT", "json")]);
+    assert_eq!(server.get("/healthz").await.status(), 200);
+    let logs: Vec<String> = server
+        .lines_so_far()
+        .into_iter()
+        .filter(|line| !line.starts_with("chess-server: "))
+        .collect();
+    assert!(!logs.is_empty(), "some log lines");
+    for line in &logs {
+        let entry: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|error| panic!("{line:?}: {error}"));
+        assert!(entry["level"].is_string(), "{line}");
+        assert!(entry["timestamp"].is_string(), "{line}");
+    }
+}
