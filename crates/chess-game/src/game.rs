@@ -821,13 +821,12 @@ impl Game {
     }
 
     /// The result when `flagged` runs out of time: a loss, unless the other
-    /// side cannot mate or has offered a draw.
+    /// side has no mating material in the current position. An open draw
+    /// offer, from either side, changes nothing: it was never accepted.
     fn timeout_result(&self, flagged: Color) -> GameResult {
         let other = !flagged;
         let (winner, reason) = if self.position().has_insufficient_material(other) {
             (None, EndReason::TimeoutVsInsufficientMaterial)
-        } else if self.saved.state.draw_offer == Some(other) {
-            (None, EndReason::TimeoutWithDrawOffer)
         } else {
             (Some(other), EndReason::Timeout)
         };
