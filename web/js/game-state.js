@@ -16,7 +16,6 @@ export const REASON_TEXT = {
   resignation: "resignation",
   timeout: "time out",
   timeout_vs_insufficient_material: "time out, but the opponent cannot checkmate",
-  timeout_with_draw_offer: "time out while a draw offer was open",
   stalemate: "stalemate",
   insufficient_material: "insufficient material",
   threefold_repetition: "threefold repetition",

@@ -330,8 +330,9 @@ impl Game {
     /// premove, it is then played or dropped in the same call.
     ///
     /// # Errors
-    /// [`GameError::GameOver`], [`GameError::NotYourTurn`],
-    /// [`GameError::WrongPly`], [`GameError::IllegalMove`].
+    /// In this order: [`GameError::GameOver`]; [`GameError::WrongPly`] when
+    /// `for_ply` is not the ply to be played, whoever's turn it is;
+    /// [`GameError::NotYourTurn`]; [`GameError::IllegalMove`].
     pub fn play(
         &mut self,
         color: Color,
@@ -344,11 +345,14 @@ impl Game {
         if self.settle(now, &mut events)? {
             return Ok(events);
         }
-        if self.turn() != color {
-            return Err(GameError::NotYourTurn);
-        }
+        // The ply comes first: a move meant for a ply already played (or not
+        // yet reached) is stale whoever's turn it is now, and the sender
+        // needs to hear that rather than whose turn it is.
         if let Some(ply) = for_ply {
             self.check_ply(ply)?;
+        }
+        if self.turn() != color {
+            return Err(GameError::NotYourTurn);
         }
         let mv = uci
             .to_move(self.position())
@@ -821,13 +825,12 @@ impl Game {
     }
 
     /// The result when `flagged` runs out of time: a loss, unless the other
-    /// side cannot mate or has offered a draw.
+    /// side has no mating material in the current position. An open draw
+    /// offer, from either side, changes nothing: it was never accepted.
     fn timeout_result(&self, flagged: Color) -> GameResult {
         let other = !flagged;
         let (winner, reason) = if self.position().has_insufficient_material(other) {
             (None, EndReason::TimeoutVsInsufficientMaterial)
-        } else if self.saved.state.draw_offer == Some(other) {
-            (None, EndReason::TimeoutWithDrawOffer)
         } else {
             (Some(other), EndReason::Timeout)
         };

@@ -47,8 +47,9 @@
 //!   increment, for both sides.
 //! - A player whose remaining time reaches zero has lost: at `now` with
 //!   exactly 0 ms left the flag has fallen, with 1 ms left it has not.
-//! - A timeout is a draw when the side that did not flag cannot mate, or has
-//!   a draw offer open.
+//! - A timeout is a draw only when the side that did not flag cannot mate in
+//!   the current position. An open draw offer, from either side, does not
+//!   change that: the side that flagged loses.
 //! - A premove, when played, costs its player the round trip the server
 //!   measured for them.
 //! - If a side has not made its first move within the first-move deadline

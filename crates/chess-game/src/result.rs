@@ -19,9 +19,6 @@ pub enum EndReason {
     /// A player's clock reached zero but the other side has no mating
     /// material: a draw.
     TimeoutVsInsufficientMaterial,
-    /// A player's clock reached zero while the other side's draw offer was
-    /// open: a draw, as on lichess (that side had already offered one).
-    TimeoutWithDrawOffer,
     /// The side to move has no legal move and is not in check: a draw.
     Stalemate,
     /// The same position occurred a third time: a draw.
@@ -38,8 +35,7 @@ pub enum EndReason {
 
 impl EndReason {
     /// The stable snake_case code: `checkmate`, `resignation`, `timeout`,
-    /// `timeout_vs_insufficient_material`, `timeout_with_draw_offer`,
-    /// `stalemate`, `threefold_repetition`, `fifty_moves`,
+    /// `timeout_vs_insufficient_material`, `stalemate`, `threefold_repetition`, `fifty_moves`,
     /// `insufficient_material`, `agreement`, `aborted`.
     pub const fn code(self) -> &'static str {
         match self {
@@ -47,7 +43,6 @@ impl EndReason {
             EndReason::Resignation => "resignation",
             EndReason::Timeout => "timeout",
             EndReason::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
-            EndReason::TimeoutWithDrawOffer => "timeout_with_draw_offer",
             EndReason::Stalemate => "stalemate",
             EndReason::ThreefoldRepetition => "threefold_repetition",
             EndReason::FiftyMoves => "fifty_moves",

@@ -2,27 +2,39 @@
 //!
 //! Export writes the seven tag roster, `TimeControl`, `Termination` and any
 //! other tags, `SetUp`/`FEN` when the game did not start from the standard
-//! position, and movetext wrapped at 80 columns with a `[%clk h:mm:ss]`
-//! comment after each move when clock times are known.
+//! position, and movetext wrapped at 80 columns. After each move come its
+//! NAGs (`$1`) and one comment holding its `[%clk h:mm:ss]` time, when known,
+//! and its comment text.
 //!
 //! Import reads what real PGN files hold: tags, movetext with move numbers
 //! (`12.`, `12...`), comments (`{...}` and `;` to the end of the line), NAGs
-//! (`$1`) and annotations (`!?`), variations (`(...)`, nested) which are
-//! skipped, results, and several games in one text. Clock comments are read
-//! back into [`PgnGame::clocks`].
+//! (`$1`) and suffix annotations (`!?`, read as the NAGs `$1` to `$6` they
+//! stand for), variations (`(...)`, nested) which are skipped with
+//! everything in them, results, and several games in one text. Each ply
+//! keeps its clock, NAGs and comment in a [`PlyAnnotation`]; a comment before
+//! the first move is [`PgnGame::comment`]. Comment text keeps its words with
+//! every run of whitespace read as one space. So import then export keeps
+//! everything but variations, escape lines and the layout.
+//!
+//! Reading is linear in the text. One game may hold at most [`MAX_TAGS`]
+//! tags and [`MAX_GAME_BYTES`] bytes of text, so hostile input cannot make a
+//! reader hold or work on more than that per game.
 //!
 //! ```
 //! use chess_rules::pgn::{PgnGame, PgnResult};
 //!
-//! let text = "[White \"Anderssen\"]\n\n1. e4 e5 {a comment} 2. Nf3 (2. f4) Nc6 1-0\n";
+//! let text = "[White \"Anderssen\"]\n\n1. e4 e5 {a comment} 2. Nf3!? (2. f4) Nc6 1-0\n";
 //! let game: PgnGame = text.parse()?;
 //! assert_eq!(game.tag("White"), Some("Anderssen"));
 //! assert_eq!(game.record.sans().collect::<Vec<_>>(), ["e4", "e5", "Nf3", "Nc6"]);
 //! assert_eq!(game.result, PgnResult::WhiteWins);
-//! assert!(game.to_pgn().contains("1. e4 e5 2. Nf3 Nc6 1-0"));
+//! assert_eq!(game.annotations[1].comment.as_deref(), Some("a comment"));
+//! assert_eq!(game.annotations[2].nags, [5]);
+//! assert!(game.to_pgn().contains("1. e4 e5 { a comment } 2. Nf3 $5 Nc6 1-0"));
 //! # Ok::<(), chess_rules::pgn::PgnError>(())
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -30,6 +42,25 @@ use crate::{Color, FenError, GameRecord, Position, SanError};
 
 /// The movetext is wrapped so no line is longer than this.
 const LINE_WIDTH: usize = 80;
+
+/// The most tags one game may hold; real games hold a few dozen at most.
+pub const MAX_TAGS: usize = 1_000;
+
+/// The most bytes of text one game may take, from its first tag or token to
+/// its last: about a hundred times the longest games played, comments and
+/// clocks included.
+pub const MAX_GAME_BYTES: usize = 1 << 20;
+
+/// The six suffix annotations and the NAGs they stand for, by the PGN
+/// standard.
+const SUFFIX_NAGS: [(&str, u8); 6] = [
+    ("!", 1),
+    ("?", 2),
+    ("!!", 3),
+    ("??", 4),
+    ("!?", 5),
+    ("?!", 6),
+];
 
 /// The tags every PGN game has, in the order they are written, with the
 /// value written when the game does not set one.
@@ -104,10 +135,34 @@ pub struct PgnGame {
     /// The moves, from the initial position.
     pub record: GameRecord,
     pub result: PgnResult,
-    /// Remaining clock time in milliseconds after each ply, first ply first.
-    /// Empty when not known; on export a ply without an entry gets no clock
-    /// comment. On import it is filled only when every ply has a `%clk`.
-    pub clocks: Vec<u64>,
+    /// The comment before the first move, if any.
+    pub comment: Option<String>,
+    /// What the movetext says about each ply besides its move, first ply
+    /// first. A ply past the end of the list has no annotation; import
+    /// leaves no empty annotation at the end, so a game without any has an
+    /// empty list.
+    pub annotations: Vec<PlyAnnotation>,
+}
+
+/// What PGN says about one ply besides its move.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PlyAnnotation {
+    /// The mover's remaining clock time in milliseconds after the ply, from
+    /// a `[%clk h:mm:ss]` comment; exported rounded down to the second.
+    pub clock_ms: Option<u64>,
+    /// Numeric annotation glyphs (`$1`; `!` is read as `$1`), in the order
+    /// read, each once.
+    pub nags: Vec<u8>,
+    /// The comment text after the ply without its clock, runs of whitespace
+    /// as one space. Several comments after one ply are joined by a space.
+    pub comment: Option<String>,
+}
+
+impl PlyAnnotation {
+    /// Whether it says nothing.
+    pub fn is_empty(&self) -> bool {
+        self.clock_ms.is_none() && self.nags.is_empty() && self.comment.is_none()
+    }
 }
 
 /// Why PGN text could not be read. Lines are counted from 1; plies from 1
@@ -139,6 +194,24 @@ pub enum PgnError {
     UnmatchedParenthesis { line: usize },
     /// A `]` or `}` outside a tag pair or comment.
     UnexpectedChar { line: usize, ch: char },
+    /// A `[%clk ...]` in the comment after a ply is not a clock time
+    /// `h:mm:ss` (with optional decimals) that fits in milliseconds.
+    BadClock {
+        line: usize,
+        ply: usize,
+        /// The text after `%clk`, cut to a few dozen characters.
+        clock: String,
+    },
+    /// A `$` token is not a NAG `$0` to `$255`, or comes before any move.
+    BadNag { line: usize, nag: String },
+    /// A game holds more than [`MAX_TAGS`] tags.
+    TooManyTags { line: usize, max: usize },
+    /// A game takes more than [`MAX_GAME_BYTES`] bytes of text.
+    GameTooLarge {
+        /// The line the game starts on.
+        line: usize,
+        max_bytes: usize,
+    },
 }
 
 impl fmt::Display for PgnError {
@@ -171,6 +244,23 @@ impl fmt::Display for PgnError {
             PgnError::UnexpectedChar { line, ch } => {
                 write!(f, "line {line}: unexpected {ch:?} in movetext")
             }
+            PgnError::BadClock { line, ply, clock } => write!(
+                f,
+                "line {line}, ply {ply}: clock {clock:?} is not a time h:mm:ss that fits"
+            ),
+            PgnError::BadNag { line, nag } => {
+                write!(
+                    f,
+                    "line {line}: {nag:?} is not a nag $0 to $255 after a move"
+                )
+            }
+            PgnError::TooManyTags { line, max } => {
+                write!(f, "line {line}: a game may hold at most {max} tags")
+            }
+            PgnError::GameTooLarge { line, max_bytes } => write!(
+                f,
+                "the game starting on line {line} is longer than {max_bytes} bytes"
+            ),
         }
     }
 }
@@ -208,6 +298,21 @@ impl PgnGame {
             .iter()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
+    }
+
+    /// The clock after the ply at `index` (0 for the first ply), if known.
+    pub fn clock(&self, index: usize) -> Option<u64> {
+        self.annotations.get(index).and_then(|a| a.clock_ms)
+    }
+
+    /// The annotation of the ply at `index`, added (with empty ones before
+    /// it) if the list is shorter.
+    pub fn annotation_mut(&mut self, index: usize) -> &mut PlyAnnotation {
+        if self.annotations.len() <= index {
+            self.annotations
+                .resize_with(index + 1, PlyAnnotation::default);
+        }
+        &mut self.annotations[index]
     }
 
     /// Sets a tag, replacing its value if already set, else adding it last.
@@ -262,29 +367,44 @@ impl PgnGame {
 
     fn write_movetext(&self, out: &mut String) {
         let mut tokens = Vec::with_capacity(self.record.len() * 3 + 1);
+        if let Some(comment) = self.comment.as_deref().filter(|text| has_words(text)) {
+            push_comment(&mut tokens, None, comment);
+        }
         let mut position = self.record.initial();
         // After a comment, Black's move needs its number again (`1... e5`).
         let mut number_needed = true;
+        let no_annotation = PlyAnnotation::default();
         for (index, ply) in self.record.plies().iter().enumerate() {
             let number = position.fullmove_number();
             match position.turn() {
-                Color::White => tokens.push(format!("{number}.")),
-                Color::Black if number_needed => tokens.push(format!("{number}...")),
+                Color::White => tokens.push(Token::Word(format!("{number}."))),
+                Color::Black if number_needed => {
+                    tokens.push(Token::Word(format!("{number}...")));
+                }
                 Color::Black => {}
             }
-            tokens.push(ply.san.clone());
+            tokens.push(Token::Word(ply.san.clone()));
             number_needed = false;
-            if let Some(&millis) = self.clocks.get(index) {
-                tokens.push(format!("{{ [%clk {}] }}", format_clock(millis)));
+            let annotation = self.annotations.get(index).unwrap_or(&no_annotation);
+            for nag in &annotation.nags {
+                tokens.push(Token::Word(format!("${nag}")));
+            }
+            let comment = annotation.comment.as_deref().unwrap_or("");
+            if annotation.clock_ms.is_some() || has_words(comment) {
+                push_comment(&mut tokens, annotation.clock_ms, comment);
                 number_needed = true;
             }
             position = &ply.position;
         }
-        tokens.push(self.result.as_str().to_owned());
+        tokens.push(Token::Word(self.result.as_str().to_owned()));
 
         let mut line_len = 0;
         for token in tokens {
-            if line_len > 0 && line_len + 1 + token.len() > LINE_WIDTH {
+            let (text, ends_line) = match &token {
+                Token::Word(text) => (text.as_str(), false),
+                Token::LineComment(text) => (text.as_str(), true),
+            };
+            if line_len > 0 && line_len + 1 + text.len() > LINE_WIDTH {
                 out.push('\n');
                 line_len = 0;
             }
@@ -292,10 +412,56 @@ impl PgnGame {
                 out.push(' ');
                 line_len += 1;
             }
-            out.push_str(&token);
-            line_len += token.len();
+            out.push_str(text);
+            line_len += text.len();
+            if ends_line {
+                out.push('\n');
+                line_len = 0;
+            }
         }
     }
+}
+
+/// A piece of exported movetext: a word the wrapping may put on the next
+/// line, or a `;` comment after which the line must end.
+enum Token {
+    Word(String),
+    LineComment(String),
+}
+
+/// Pushes a comment holding `clock_ms` and `text`. Its words are separate
+/// tokens, so a long comment wraps like the moves; the braces stay with the
+/// first and last of them. A `}` cannot appear inside `{...}`: text holding
+/// one is written as a `;` comment to the end of the line (the clock, if
+/// any, still in braces before it).
+fn push_comment(tokens: &mut Vec<Token>, clock_ms: Option<u64>, text: &str) {
+    let in_braces = !text.contains('}');
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(millis) = clock_ms {
+        parts.push(format!("[%clk {}]", format_clock(millis)));
+    }
+    if in_braces {
+        parts.extend(text.split_whitespace().map(str::to_owned));
+    }
+    if let Some(first) = parts.first_mut() {
+        first.insert_str(0, "{ ");
+    }
+    if let Some(last) = parts.last_mut() {
+        last.push_str(" }");
+    }
+    tokens.extend(parts.into_iter().map(Token::Word));
+    if !in_braces {
+        tokens.push(Token::LineComment(format!(";{}", collapse(text))));
+    }
+}
+
+fn has_words(text: &str) -> bool {
+    text.split_whitespace().next().is_some()
+}
+
+/// `text` with every run of whitespace as one space and none at the ends.
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn push_tag(out: &mut String, name: &str, value: &str) {
@@ -345,15 +511,37 @@ fn parse_clock(text: &str) -> Option<u64> {
     if !fraction.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    Some(((hours * 60 + minutes) * 60 + seconds) * 1000 + millis_fraction)
+    // Hours come from the text unbounded: a time too large for a u64 of
+    // milliseconds is no clock.
+    hours
+        .checked_mul(3_600_000)?
+        .checked_add(minutes * 60_000 + seconds * 1000 + millis_fraction)
 }
 
-/// The `[%clk ...]` time in a comment, if any.
-fn clock_in_comment(comment: &str) -> Option<u64> {
-    let start = comment.find("[%clk")? + "[%clk".len();
-    let rest = &comment[start..];
-    let end = rest.find(']')?;
-    parse_clock(rest[..end].trim())
+/// Takes the `[%clk ...]` commands out of a comment: the first clock time,
+/// and the text without them.
+///
+/// # Errors
+/// The text after `%clk` (cut short) when a clock is not a time or is
+/// never closed by `]`.
+fn take_clocks(comment: &str) -> Result<(Option<u64>, String), String> {
+    const CLK: &str = "[%clk";
+    let cut = |text: &str| text.trim().chars().take(40).collect::<String>();
+    let mut clock = None;
+    let mut rest = String::new();
+    let mut remaining = comment;
+    while let Some(start) = remaining.find(CLK) {
+        rest.push_str(&remaining[..start]);
+        rest.push(' ');
+        let after = &remaining[start + CLK.len()..];
+        let end = after.find(']').ok_or_else(|| cut(after))?;
+        let text = after[..end].trim();
+        let millis = parse_clock(text).ok_or_else(|| cut(text))?;
+        clock.get_or_insert(millis);
+        remaining = &after[end + 1..];
+    }
+    rest.push_str(remaining);
+    Ok((clock, rest))
 }
 
 impl FromStr for PgnGame {
@@ -387,18 +575,46 @@ pub fn read_games(text: &str) -> Result<Vec<PgnGame>, PgnError> {
 #[derive(Default)]
 struct GameInProgress {
     tags: Vec<(String, String)>,
+    /// Where each tag name is in `tags`, so a tag is found in constant time.
+    tag_index: HashMap<String, usize>,
     record: Option<GameRecord>,
-    clocks: Vec<Option<u64>>,
-    /// Whether anything of this game was seen yet.
-    started: bool,
+    comment: Option<String>,
+    /// One per ply of `record`.
+    annotations: Vec<PlyAnnotation>,
+    /// Where the game's text starts (byte offset and line) once anything of
+    /// it was seen.
+    start: Option<(usize, usize)>,
 }
 
 impl GameInProgress {
+    fn tag(&self, name: &str) -> Option<&str> {
+        self.tag_index
+            .get(name)
+            .map(|&index| self.tags[index].1.as_str())
+    }
+
+    /// Sets a tag; a name read again replaces its value in place.
+    fn set_tag(&mut self, name: String, value: String, line: usize) -> Result<(), PgnError> {
+        if let Some(&index) = self.tag_index.get(&name) {
+            self.tags[index].1 = value;
+            return Ok(());
+        }
+        if self.tags.len() == MAX_TAGS {
+            return Err(PgnError::TooManyTags {
+                line,
+                max: MAX_TAGS,
+            });
+        }
+        self.tag_index.insert(name.clone(), self.tags.len());
+        self.tags.push((name, value));
+        Ok(())
+    }
+
     /// The position the game starts from: the `FEN` tag's, else the standard one.
     fn initial(&self) -> Result<Position, PgnError> {
-        match self.tags.iter().find(|(name, _)| name == "FEN") {
-            Some((_, fen)) => Position::from_fen(fen).map_err(|error| PgnError::BadFen {
-                fen: fen.clone(),
+        match self.tag("FEN") {
+            Some(fen) => Position::from_fen(fen).map_err(|error| PgnError::BadFen {
+                fen: fen.to_owned(),
                 error,
             }),
             None => Ok(Position::startpos()),
@@ -414,30 +630,43 @@ impl GameInProgress {
         Ok(self.record.insert(record))
     }
 
+    fn plies(&self) -> usize {
+        self.record.as_ref().map_or(0, GameRecord::len)
+    }
+
     fn finish(mut self, result: Option<PgnResult>) -> Result<PgnGame, PgnError> {
         let record = match self.record.take() {
             Some(record) => record,
             None => GameRecord::new(self.initial()?),
         };
         let result = result
-            .or_else(|| {
-                self.tags
-                    .iter()
-                    .find(|(name, _)| name == "Result")
-                    .and_then(|(_, value)| PgnResult::from_token(value))
-            })
+            .or_else(|| self.tag("Result").and_then(PgnResult::from_token))
             .unwrap_or_default();
-        let clocks = if self.clocks.len() == record.len() {
-            self.clocks.iter().copied().collect::<Option<Vec<u64>>>()
-        } else {
-            None
-        };
+        while self.annotations.last().is_some_and(PlyAnnotation::is_empty) {
+            self.annotations.pop();
+        }
         Ok(PgnGame {
             tags: self.tags,
             record,
             result,
-            clocks: clocks.unwrap_or_default(),
+            comment: self.comment,
+            annotations: self.annotations,
         })
+    }
+}
+
+/// Adds `text` to a comment, after a space when there is one already.
+fn append_comment(comment: &mut Option<String>, text: &str) {
+    let text = collapse(text);
+    if text.is_empty() {
+        return;
+    }
+    match comment {
+        Some(existing) => {
+            existing.push(' ');
+            existing.push_str(&text);
+        }
+        None => *comment = Some(text),
     }
 }
 
@@ -490,10 +719,30 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Notes that the current game's text has begun at `pos` on `line`, if
+    /// it had not yet.
+    fn start_game(&mut self, pos: usize, line: usize) {
+        self.game.start.get_or_insert((pos, line));
+    }
+
+    /// Refuses the current game once its text is longer than allowed.
+    fn check_size(&self) -> Result<(), PgnError> {
+        match self.game.start {
+            Some((start, line)) if self.pos - start > MAX_GAME_BYTES => {
+                Err(PgnError::GameTooLarge {
+                    line,
+                    max_bytes: MAX_GAME_BYTES,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn finish_game(&mut self, result: Option<PgnResult>) -> Result<(), PgnError> {
+        self.check_size()?;
         let game = std::mem::take(&mut self.game);
         self.in_movetext = false;
-        if game.started {
+        if game.start.is_some() {
             self.games.push(game.finish(result)?);
         }
         Ok(())
@@ -501,6 +750,8 @@ impl<'a> Reader<'a> {
 
     fn read_all(mut self) -> Result<Vec<PgnGame>, PgnError> {
         while let Some(ch) = self.peek() {
+            self.check_size()?;
+            let (start, line) = (self.pos, self.line);
             match ch {
                 _ if ch.is_whitespace() => {
                     self.bump();
@@ -511,17 +762,29 @@ impl<'a> Reader<'a> {
                     if self.in_movetext {
                         self.finish_game(None)?;
                     }
+                    self.start_game(start, line);
                     self.read_tag()?;
                 }
                 '{' => {
+                    self.start_game(start, line);
                     let comment = self.read_comment()?;
-                    self.game.started = true;
-                    self.attach_clock(comment);
+                    self.check_size()?;
+                    self.attach_comment(comment, line)?;
                 }
-                ';' => self.skip_to_line_end(),
+                ';' => {
+                    self.start_game(start, line);
+                    self.bump();
+                    self.skip_to_line_end();
+                    self.check_size()?;
+                    let comment = &self.text[start + 1..self.pos];
+                    self.attach_comment(comment, line)?;
+                }
                 '(' => self.skip_variation()?,
                 ')' => return Err(PgnError::UnmatchedParenthesis { line: self.line }),
-                _ => self.read_token()?,
+                _ => {
+                    self.start_game(start, line);
+                    self.read_token()?;
+                }
             }
         }
         self.finish_game(None)?;
@@ -564,12 +827,7 @@ impl<'a> Reader<'a> {
         if self.bump() != Some(']') {
             return Err(bad());
         }
-        self.game.started = true;
-        match self.game.tags.iter_mut().find(|(key, _)| *key == name) {
-            Some(tag) => tag.1 = value,
-            None => self.game.tags.push((name, value)),
-        }
-        Ok(())
+        self.game.set_tag(name, value, line)
     }
 
     fn skip_spaces(&mut self) {
@@ -591,11 +849,33 @@ impl<'a> Reader<'a> {
         Err(PgnError::UnclosedComment { line })
     }
 
-    /// Keeps the `%clk` time of a comment that follows a move.
-    fn attach_clock(&mut self, comment: &str) {
-        let plies = self.game.record.as_ref().map_or(0, GameRecord::len);
-        if plies > 0 && self.game.clocks.len() == plies && self.game.clocks[plies - 1].is_none() {
-            self.game.clocks[plies - 1] = clock_in_comment(comment);
+    /// Keeps a comment (read on `line`) with the ply it follows, its
+    /// `[%clk]` time apart; before the first move it is the game's comment,
+    /// kept as it is.
+    fn attach_comment(&mut self, comment: &str, line: usize) -> Result<(), PgnError> {
+        let plies = self.game.plies();
+        let Some(annotation) = self.game.annotations.last_mut() else {
+            append_comment(&mut self.game.comment, comment);
+            return Ok(());
+        };
+        let (clock, text) = take_clocks(comment).map_err(|clock| PgnError::BadClock {
+            line,
+            ply: plies,
+            clock,
+        })?;
+        if annotation.clock_ms.is_none() {
+            annotation.clock_ms = clock;
+        }
+        append_comment(&mut annotation.comment, &text);
+        Ok(())
+    }
+
+    /// Adds a NAG to the last ply, once.
+    fn attach_nag(&mut self, nag: u8) {
+        if let Some(annotation) = self.game.annotations.last_mut()
+            && !annotation.nags.contains(&nag)
+        {
+            annotation.nags.push(nag);
         }
     }
 
@@ -645,13 +925,21 @@ impl<'a> Reader<'a> {
             return Err(PgnError::UnexpectedChar { line, ch });
         }
         if let Some(result) = PgnResult::from_token(token) {
-            self.game.started = true;
             return self.finish_game(Some(result));
         }
         self.in_movetext = true;
-        self.game.started = true;
-        // NAGs (`$14`) say nothing about the moves.
-        if token.starts_with('$') {
+        if let Some(digits) = token.strip_prefix('$') {
+            let nag = digits
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| digits.parse::<u8>().ok())
+                .flatten()
+                .filter(|_| self.game.plies() > 0)
+                .ok_or_else(|| PgnError::BadNag {
+                    line,
+                    nag: token.chars().take(40).collect(),
+                })?;
+            self.attach_nag(nag);
             return Ok(());
         }
         let san = strip_move_number(token);
@@ -672,7 +960,11 @@ impl<'a> Reader<'a> {
             san: san.to_owned(),
             error,
         })?;
-        self.game.clocks.push(None);
+        self.game.annotations.push(PlyAnnotation::default());
+        let suffix = &san[san.trim_end_matches(['!', '?']).len()..];
+        if let Some(&(_, nag)) = SUFFIX_NAGS.iter().find(|(text, _)| *text == suffix) {
+            self.attach_nag(nag);
+        }
         Ok(())
     }
 }
@@ -713,9 +1005,41 @@ mod tests {
         for bad in ["", "1:02", "1:60:00", "a:00:00", "0:00:01.x", "1:02:03:04"] {
             assert_eq!(parse_clock(bad), None, "{bad:?}");
         }
-        assert_eq!(clock_in_comment(" [%clk 0:03:00] "), Some(180_000));
-        assert_eq!(clock_in_comment("[%eval 0.3] [%clk 0:00:05]"), Some(5_000));
-        assert_eq!(clock_in_comment("no clock"), None);
+        assert_eq!(
+            parse_clock("18446744073709551615:00:00"),
+            None,
+            "too many hours for a u64"
+        );
+        // u64::MAX milliseconds is 5124095576030 h 25 min 51.615 s.
+        assert_eq!(
+            parse_clock("5124095576030:00:00"),
+            Some(5_124_095_576_030 * 3_600_000)
+        );
+        for past_the_top in ["5124095576031:00:00", "5124095576030:25:52"] {
+            assert_eq!(parse_clock(past_the_top), None, "{past_the_top}");
+        }
+        assert_eq!(parse_clock("5124095576030:25:51.615"), Some(u64::MAX));
+        for bad in [
+            "99999999999999999999:00:00",
+            "0:00:00.99999999999999999999x",
+        ] {
+            assert_eq!(parse_clock(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn clocks_are_taken_out_of_comments() {
+        let clock_of = |comment: &str| take_clocks(comment).map(|(clock, _)| clock);
+        assert_eq!(clock_of(" [%clk 0:03:00] "), Ok(Some(180_000)));
+        assert_eq!(clock_of("[%eval 0.3] [%clk 0:00:05]"), Ok(Some(5_000)));
+        assert_eq!(clock_of("no clock"), Ok(None));
+        assert_eq!(
+            take_clocks("good [%clk 0:00:05] move [%clk 0:00:04]"),
+            Ok((Some(5_000), "good   move  ".to_owned())),
+            "the first clock counts; every clock leaves the text"
+        );
+        assert_eq!(clock_of("[%clk 1:99:00]"), Err("1:99:00".to_owned()));
+        assert_eq!(clock_of("[%clk 0:00:01"), Err("0:00:01".to_owned()));
     }
 
     #[test]

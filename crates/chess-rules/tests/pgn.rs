@@ -1,10 +1,12 @@
 //! PGN import of real games played through to their final positions,
-//! export (tags, move numbers, clocks, wrapping) and the exact error for
-//! each kind of bad input.
+//! export (tags, move numbers, clocks, comments, NAGs, wrapping), the limits
+//! on hostile input and the exact error for each kind of bad input.
 //!
 //! The final positions were computed independently with python-chess 1.11.
 
-use chess_rules::pgn::{PgnError, PgnGame, PgnResult, read_games};
+use chess_rules::pgn::{
+    MAX_GAME_BYTES, MAX_TAGS, PgnError, PgnGame, PgnResult, PlyAnnotation, read_games,
+};
 use chess_rules::{GameRecord, Position, SanError};
 
 const FAMOUS: &str = include_str!("data/famous.pgn");
@@ -45,7 +47,8 @@ fn famous_games_play_through_to_their_final_positions() {
         assert_eq!(game.record.len(), plies, "{white}");
         assert_eq!(game.record.position().fen(), fen, "{white}");
         assert_eq!(game.result, PgnResult::WhiteWins, "{white}");
-        assert!(game.clocks.is_empty());
+        assert!(game.annotations.is_empty(), "{white}");
+        assert_eq!(game.comment, None, "{white}");
     }
     assert!(games[1].record.position().is_checkmate());
 }
@@ -74,12 +77,78 @@ fn comments_nags_variations_and_clocks_are_read() {
         game.tag("Annotator"),
         Some(r#"A "quoted" name \ and a backslash"#)
     );
-    assert_eq!(game.clocks.len(), 33);
-    assert_eq!(&game.clocks[..4], [300_000, 300_000, 298_000, 297_000]);
-    assert_eq!(game.clocks[32], 263_000);
-    // The annotations are gone from the SAN kept in the record.
+    let clocks: Vec<Option<u64>> = (0..33).map(|ply| game.clock(ply)).collect();
+    assert!(clocks.iter().all(Option::is_some), "{clocks:?}");
+    assert_eq!(
+        clocks[..4],
+        [Some(300_000), Some(300_000), Some(298_000), Some(297_000)]
+    );
+    assert_eq!(clocks[32], Some(263_000));
+    // The annotations are gone from the SAN kept in the record, and kept
+    // as NAGs: `?!` and `$6` say the same once.
     assert_eq!(game.record.plies()[5].san, "Bg4");
+    assert_eq!(game.annotations[5].nags, [6]);
     assert_eq!(game.record.plies()[18].san, "Nxb5");
+    assert_eq!(game.annotations[18].nags, [1]);
+    assert_eq!(game.annotations[12].nags, [1], "7. Qb3 $1");
+    assert_eq!(game.annotations[30].nags, [3], "16. Qb8+!!");
+    assert_eq!(
+        game.comment.as_deref(),
+        Some("A comment before the first move.")
+    );
+    // The rest-of-line comment after 7... Qe7, beside its clock.
+    assert_eq!(
+        game.annotations[13],
+        PlyAnnotation {
+            clock_ms: Some(260_000),
+            nags: vec![],
+            comment: Some("a rest-of-line comment (ignored)".into()),
+        }
+    );
+    // Comments inside the skipped variation are skipped with it.
+    assert!(
+        game.annotations
+            .iter()
+            .filter_map(|a| a.comment.as_deref())
+            .all(|text| !text.contains("quieter")),
+    );
+}
+
+#[test]
+fn comments_nags_and_clocks_survive_import_then_export() {
+    let game: PgnGame = ANNOTATED.parse().expect("annotated game");
+    let text = game.to_pgn();
+    assert!(text.lines().all(|line| line.len() <= 80), "{text}");
+    // Wherever the lines were wrapped.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for kept in [
+        "{ A comment before the first move. }",
+        "3... Bg4 $6 { [%clk 0:04:50] }",
+        "7. Qb3 $1 { [%clk 0:04:49] }",
+        "{ [%clk 0:04:20] a rest-of-line comment (ignored) }",
+        "16. Qb8+ $3 { [%clk 0:04:24] }",
+    ] {
+        assert!(flat.contains(kept), "{kept:?} missing from\n{text}");
+    }
+    let again: PgnGame = text.parse().expect("exported pgn");
+    assert_eq!(again, game);
+    assert_eq!(again.to_pgn(), text);
+}
+
+#[test]
+fn comment_text_that_cannot_be_in_braces_is_a_line_comment() {
+    let mut game = PgnGame::from_record(record_of("e4 e5"));
+    game.annotation_mut(0).comment = Some("a } brace".into());
+    game.annotation_mut(1).clock_ms = Some(61_000);
+    game.annotation_mut(1).comment = Some("another } one".into());
+    let text = game.to_pgn();
+    assert!(
+        text.ends_with("1. e4 ;a } brace\n1... e5 { [%clk 0:01:01] } ;another } one\n*\n\n"),
+        "{text}"
+    );
+    let again: PgnGame = text.parse().expect("exported pgn");
+    assert_eq!(again.annotations, game.annotations);
+    assert_eq!(again.record, game.record);
 }
 
 #[test]
@@ -87,7 +156,9 @@ fn exports_tags_move_numbers_and_clocks() {
     let mut game = PgnGame::new(Position::startpos());
     game.record = record_of("f3 e5 g4 Qh4#");
     game.result = PgnResult::BlackWins;
-    game.clocks = vec![300_000, 299_999, 298_000, 297_400];
+    for (ply, millis) in [300_000, 299_999, 298_000, 297_400].into_iter().enumerate() {
+        game.annotation_mut(ply).clock_ms = Some(millis);
+    }
     game.set_tag("Opening", "Fool's mate");
     game.set_tag("White", "Alice");
     game.set_tag("Termination", "Normal");
@@ -116,7 +187,11 @@ fn exports_tags_move_numbers_and_clocks() {
     let again: PgnGame = expected.parse().expect("exported pgn");
     assert_eq!(again.record, game.record);
     assert_eq!(again.result, game.result);
-    assert_eq!(again.clocks, [300_000, 299_000, 298_000, 297_000]);
+    let clocks: Vec<Option<u64>> = (0..4).map(|ply| again.clock(ply)).collect();
+    assert_eq!(
+        clocks,
+        [Some(300_000), Some(299_000), Some(298_000), Some(297_000)]
+    );
     assert_eq!(again.tag("Black"), Some("Bob \"the\" Builder"));
     assert_eq!(again.to_pgn(), expected);
 }
@@ -204,13 +279,109 @@ fn games_without_results_are_split_at_the_next_tags() {
 }
 
 #[test]
-fn clocks_are_kept_only_when_every_move_has_one() {
-    let game: PgnGame = "1. e4 { [%clk 0:01:00] } e5 *".parse().expect("game");
-    assert!(game.clocks.is_empty());
-    let game: PgnGame = "1. e4 { [%clk 0:01:00] } e5 { [%eval 0.2] [%clk 0:00:59.5] } *"
+fn each_ply_keeps_its_own_clock_when_only_some_have_one() {
+    // Real exports lack a clock on some moves.
+    let text = "1. e4 { [%clk 0:01:00] } e5 2. Nf3 { [%eval 0.2] [%clk 0:00:59.5] } Nc6 *";
+    let game: PgnGame = text.parse().expect("game");
+    let clocks: Vec<Option<u64>> = (0..4).map(|ply| game.clock(ply)).collect();
+    assert_eq!(clocks, [Some(60_000), None, Some(59_500), None]);
+    assert_eq!(game.annotations[2].comment.as_deref(), Some("[%eval 0.2]"));
+    // The last annotated ply ends the list.
+    assert_eq!(game.annotations.len(), 3);
+
+    let exported = game.to_pgn();
+    assert!(
+        exported.ends_with(
+            "1. e4 { [%clk 0:01:00] } 1... e5 2. Nf3 { [%clk 0:00:59] [%eval 0.2] } 2... Nc6\n*\n\n"
+        ),
+        "{exported}"
+    );
+    let again: PgnGame = exported.parse().expect("exported pgn");
+    let clocks: Vec<Option<u64>> = (0..4).map(|ply| again.clock(ply)).collect();
+    assert_eq!(clocks, [Some(60_000), None, Some(59_000), None]);
+}
+
+#[test]
+fn clocks_too_large_for_milliseconds_are_refused() {
+    for (text, clock) in [
+        (
+            "1. e4 { [%clk 18446744073709551615:00:00] } *",
+            "18446744073709551615:00:00",
+        ),
+        // Fits a u64 as hours, not as milliseconds.
+        (
+            "1. e4 { [%clk 5124095576031:00:00] } *",
+            "5124095576031:00:00",
+        ),
+    ] {
+        assert_eq!(
+            text.parse::<PgnGame>(),
+            Err(PgnError::BadClock {
+                line: 1,
+                ply: 1,
+                clock: clock.into()
+            }),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn many_distinct_tags_are_read_up_to_the_limit() {
+    let tag_lines = |count: usize| {
+        (0..count)
+            .map(|index| format!("[Tag{index} \"{index}\"]\n"))
+            .collect::<String>()
+    };
+    let game: PgnGame = format!("{}\n1. e4 *\n", tag_lines(MAX_TAGS))
         .parse()
-        .expect("game");
-    assert_eq!(game.clocks, [60_000, 59_500]);
+        .expect("the most tags allowed");
+    assert_eq!(game.tags.len(), MAX_TAGS);
+    assert_eq!(game.tag("Tag999"), Some("999"));
+    // A name read again replaces its value in place and does not count twice.
+    let repeated = format!("{}[Tag0 \"again\"]\n\n1. e4 *\n", tag_lines(MAX_TAGS));
+    let game: PgnGame = repeated.parse().expect("a repeated tag");
+    assert_eq!(game.tags.len(), MAX_TAGS);
+    assert_eq!(game.tags[0], ("Tag0".to_owned(), "again".to_owned()));
+
+    for count in [MAX_TAGS + 1, 50_000] {
+        assert_eq!(
+            format!("{}\n1. e4 *\n", tag_lines(count)).parse::<PgnGame>(),
+            Err(PgnError::TooManyTags {
+                line: MAX_TAGS + 1,
+                max: MAX_TAGS
+            }),
+            "{count} tags"
+        );
+    }
+}
+
+#[test]
+fn a_game_longer_than_the_limit_is_refused() {
+    let comment = |bytes: usize| format!("[Event \"x\"]\n\n1. e4 {{{}}} *", "a".repeat(bytes));
+    let around = comment(0).len();
+    let fits = comment(MAX_GAME_BYTES - around);
+    assert_eq!(fits.len(), MAX_GAME_BYTES);
+    assert!(fits.parse::<PgnGame>().is_ok());
+    assert_eq!(
+        comment(MAX_GAME_BYTES - around + 1).parse::<PgnGame>(),
+        Err(PgnError::GameTooLarge {
+            line: 1,
+            max_bytes: MAX_GAME_BYTES,
+        })
+    );
+    // Moves count as well, and the line is where the game began.
+    let mut moves = String::from("1. e4 * \n\n");
+    while moves.len() <= MAX_GAME_BYTES + 100 {
+        moves.push_str("Nf3 Nf6 Ng1 Ng8 ");
+    }
+    assert_eq!(
+        read_games(&moves),
+        Err(PgnError::GameTooLarge {
+            line: 3,
+            max_bytes: MAX_GAME_BYTES
+        })
+    );
 }
 
 #[test]
@@ -260,6 +431,43 @@ fn bad_pgn_fails_with_an_exact_error() {
             },
         ),
         (
+            "1. e4 { [%clk 1:60:00] } *",
+            PgnError::BadClock {
+                line: 1,
+                ply: 1,
+                clock: "1:60:00".into(),
+            },
+        ),
+        (
+            "1. e4 e5\n{ [%clk 0:01:00 }\n*",
+            PgnError::BadClock {
+                line: 2,
+                ply: 2,
+                clock: "0:01:00".into(),
+            },
+        ),
+        (
+            "1. e4 $256 *",
+            PgnError::BadNag {
+                line: 1,
+                nag: "$256".into(),
+            },
+        ),
+        (
+            "1. e4 $x *",
+            PgnError::BadNag {
+                line: 1,
+                nag: "$x".into(),
+            },
+        ),
+        (
+            "$1 1. e4 *",
+            PgnError::BadNag {
+                line: 1,
+                nag: "$1".into(),
+            },
+        ),
+        (
             "1. -- e5 *",
             PgnError::BadMove {
                 line: 1,
@@ -293,5 +501,20 @@ fn pgn_errors_read_well() {
     assert_eq!(
         PgnError::UnclosedComment { line: 3 }.to_string(),
         "line 3: comment opened with { is never closed"
+    );
+    let err = "1. e4 { [%clk 99999999999999999999:00:00] } *"
+        .parse::<PgnGame>()
+        .expect_err("huge clock");
+    assert_eq!(
+        err.to_string(),
+        "line 1, ply 1: clock \"99999999999999999999:00:00\" is not a time h:mm:ss that fits"
+    );
+    assert_eq!(
+        PgnError::GameTooLarge {
+            line: 7,
+            max_bytes: MAX_GAME_BYTES
+        }
+        .to_string(),
+        "the game starting on line 7 is longer than 1048576 bytes"
     );
 }

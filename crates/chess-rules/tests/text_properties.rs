@@ -1,8 +1,9 @@
 //! Property tests: UCI and SAN round-trip for every legal move of positions
 //! reached by random play, SAN is unique per position and marks check and
-//! mate exactly, and PGN export reads back as the same game.
+//! mate exactly, and PGN export reads back as the same game, with its
+//! clocks, NAGs and comments.
 
-use chess_rules::pgn::PgnGame;
+use chess_rules::pgn::{PgnGame, PlyAnnotation};
 use chess_rules::{GameRecord, Position, San, UciMove};
 use proptest::prelude::*;
 
@@ -72,6 +73,30 @@ fn check_position(position: &Position) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Comment text as import keeps it: words of text without `%` (so no
+/// `[%clk]` command) but with braces, parentheses and `;`, joined by one
+/// space; none when there is no word.
+fn comment() -> impl Strategy<Value = Option<String>> {
+    "[a-z{}();\\[\\] \n]{0,24}".prop_map(|text| {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    })
+}
+
+/// A ply's annotation as export writes it: clocks to the second, each NAG once.
+fn annotation() -> impl Strategy<Value = PlyAnnotation> {
+    (
+        prop::option::of(0u64..200_000),
+        prop::collection::hash_set(any::<u8>(), 0..3),
+        comment(),
+    )
+        .prop_map(|(seconds, nags, comment)| PlyAnnotation {
+            clock_ms: seconds.map(|s| s * 1000),
+            nags: nags.into_iter().collect(),
+            comment,
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -79,6 +104,8 @@ proptest! {
     fn uci_and_san_round_trip_along_random_games(
         start in 0..STARTS.len(),
         choices in prop::collection::vec(any::<u32>(), 0..80),
+        game_comment in comment(),
+        annotations in prop::collection::vec(annotation(), 0..80),
     ) {
         let initial = Position::from_fen(STARTS[start]).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let mut record = GameRecord::new(initial);
@@ -97,5 +124,21 @@ proptest! {
         let again: PgnGame = text.parse().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(&again.record, &record, "{}", text);
         prop_assert!(text.lines().all(|line| line.len() <= 80));
+
+        // With a comment before the moves and annotations on some plies.
+        let mut game = PgnGame::from_record(record.clone());
+        game.comment = game_comment;
+        game.annotations = annotations;
+        game.annotations.truncate(record.len());
+        while game.annotations.last().is_some_and(PlyAnnotation::is_empty) {
+            game.annotations.pop();
+        }
+        let text = game.to_pgn();
+        prop_assert!(text.lines().all(|line| line.len() <= 80), "{}", text);
+        let again: PgnGame = text.parse().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(&again.record, &game.record, "{}", text);
+        prop_assert_eq!(&again.comment, &game.comment, "{}", text);
+        prop_assert_eq!(&again.annotations, &game.annotations, "{}", text);
+        prop_assert_eq!(again.to_pgn(), text);
     }
 }

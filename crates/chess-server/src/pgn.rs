@@ -34,7 +34,7 @@ pub fn export(entry: &Entry) -> String {
             } else {
                 game.spec().initial_position().turn().other()
             };
-            pgn.clocks.push(*remaining.get(mover));
+            pgn.annotation_mut(ply).clock_ms = Some(*remaining.get(mover));
         }
     }
     match game.result() {

@@ -196,15 +196,36 @@ fn timeout_is_a_draw_when_the_other_side_cannot_mate() {
 }
 
 #[test]
-fn timeout_while_the_other_sides_draw_offer_stands_is_a_draw() {
+fn timeout_with_the_other_sides_draw_offer_open_still_loses() {
     let mut g = bullet_with_white_running();
     g.offer_draw(Black, T0 + 3_000).unwrap();
-    g.check_time(T0 + 62_000);
+    let events = g.check_time(T0 + 62_000);
+    assert_eq!(
+        events[0].kind,
+        EventKind::GameEnded {
+            winner: Some(Black),
+            reason: EndReason::Timeout,
+            remaining_ms: clocks(0, 60_000),
+        }
+    );
+}
+
+#[test]
+fn timeout_after_offering_a_draw_and_moving_loses_for_the_flagging_side() {
+    // White offers, moves, and Black never answers: Black's flag falls with
+    // White's offer still open, and White wins on time.
+    let mut g = game("15+0");
+    play_line(&mut g, &["e2e4", "e7e5"], T0 + 1_000);
+    g.offer_draw(White, T0 + 3_000).unwrap();
+    play(&mut g, White, "g1f3", T0 + 4_000);
+    assert_eq!(g.draw_offer(), Some(White), "the offer stays open");
+    let events = g.check_time(T0 + 4_000 + 900_000);
+    assert_eq!(codes(&events), ["game_ended"]);
     assert_eq!(
         g.result(),
         Some(GameResult {
-            winner: None,
-            reason: EndReason::TimeoutWithDrawOffer
+            winner: Some(White),
+            reason: EndReason::Timeout
         })
     );
 }
@@ -216,6 +237,23 @@ fn own_open_draw_offer_does_not_save_the_side_that_flags() {
     g.check_time(T0 + 62_000);
     assert_eq!(g.result().unwrap().winner, Some(Black));
     assert_eq!(g.result().unwrap().reason, EndReason::Timeout);
+}
+
+#[test]
+fn timeout_with_a_draw_offer_open_is_a_draw_only_without_mating_material() {
+    // Black has a bare king and offered a draw: the draw comes from the
+    // material, not from the offer.
+    let mut g = game_from("1+0", "7k/8/8/8/8/Q7/8/1K6 w - - 0 1");
+    play_line(&mut g, &["b1a1", "h8h7"], T0 + 1_000);
+    g.offer_draw(Black, T0 + 3_000).unwrap();
+    g.check_time(T0 + 62_000);
+    assert_eq!(
+        g.result(),
+        Some(GameResult {
+            winner: None,
+            reason: EndReason::TimeoutVsInsufficientMaterial
+        })
+    );
 }
 
 #[test]

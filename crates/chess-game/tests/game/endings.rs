@@ -140,3 +140,34 @@ fn illegal_and_malformed_moves_are_refused_exactly() {
     assert_eq!(g.version(), 0);
     assert_eq!(g.ply(), 0);
 }
+
+#[test]
+fn a_move_for_a_played_ply_is_the_wrong_ply_even_on_the_opponents_turn() {
+    let mut g = game("5+3");
+    play(&mut g, White, "e2e4", T0);
+    let v = g.version();
+    // White sends another first move while Black is to move: the ply is
+    // stale, which is what White must hear, not whose turn it is.
+    assert_eq!(
+        g.play_uci(White, "d2d4", Some(0), T0 + 1_000),
+        Err(GameError::WrongPly {
+            expected: 1,
+            got: 0
+        })
+    );
+    // A future ply on the opponent's turn is the wrong ply too.
+    assert_eq!(
+        g.play_uci(White, "g1f3", Some(2), T0 + 1_000),
+        Err(GameError::WrongPly {
+            expected: 1,
+            got: 2
+        })
+    );
+    // The ply to be played, by the side not to move: not your turn.
+    assert_eq!(
+        g.play_uci(White, "g1f3", Some(1), T0 + 1_000),
+        Err(GameError::NotYourTurn)
+    );
+    assert_eq!(g.version(), v, "nothing changed");
+    assert_eq!(g.ply(), 1);
+}

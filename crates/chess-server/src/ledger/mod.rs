@@ -205,7 +205,6 @@ mod tests {
         }
         for reason in [
             EndReason::TimeoutVsInsufficientMaterial,
-            EndReason::TimeoutWithDrawOffer,
             EndReason::Stalemate,
             EndReason::ThreefoldRepetition,
             EndReason::FiftyMoves,

@@ -119,6 +119,37 @@ on_both_backends!(
     }
 );
 
+on_both_backends!(
+    a_stale_move_on_the_opponents_turn_is_the_wrong_ply,
+    |app: TestApp| async move {
+        let (white_guest, black_guest) = (app.guest().await, app.guest().await);
+        let game_id = app
+            .online_game(&white_guest, &black_guest, correspondence())
+            .await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
+        play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
+        let before = app.state(&game_id, None).await;
+
+        // White is to move; Black sends another move for its ply 1.
+        let error = black
+            .expect_error(json!({ "type": "move", "uci": "d7d5", "ply": 1 }))
+            .await;
+        assert_eq!(error["code"], "wrong_ply", "{error}");
+        // Black's ply from the future: the wrong ply as well.
+        let error = black
+            .expect_error(json!({ "type": "move", "uci": "g8f6", "ply": 3 }))
+            .await;
+        assert_eq!(error["code"], "wrong_ply", "{error}");
+        // The same move again is a retry: the first move's ack.
+        let ack = black.play("e7e5", 1).await;
+        assert_eq!(ack["ply"], 1);
+
+        let after = app.state(&game_id, None).await;
+        assert_eq!(after["version"], before["version"], "nothing changed");
+        assert_eq!(after["moves"], before["moves"]);
+    }
+);
+
 on_both_backends!(finished_game_refuses_moves, |app: TestApp| async move {
     let (white_guest, black_guest) = (app.guest().await, app.guest().await);
     let game_id = app

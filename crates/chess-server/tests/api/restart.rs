@@ -126,13 +126,13 @@ on_both_backends!(
 
         // White, on the stale node, tries another first move: the stale game
         // accepts it, the compare-and-set refuses it, the node reloads and the
-        // retry on the fresh game says why (it is Black's turn there).
+        // retry on the fresh game says why (ply 0 was played there).
         let mut white_there = other.socket(&game_id, Some(&alice)).await;
         // No `hello` (it would refresh the cache first): straight to the move.
         let error = white_there
             .expect_error(json!({ "type": "move", "uci": "d2d4", "ply": 0 }))
             .await;
-        assert_eq!(error["code"], "not_your_turn", "{error}");
+        assert_eq!(error["code"], "wrong_ply", "{error}");
 
         // Black's move on the other node is played on the reloaded game.
         let mut black_there = other.socket(&game_id, Some(&bob)).await;
