@@ -35,8 +35,10 @@ pub struct SeekView {
 enum LobbyEvent {
     Added(OpenSeek),
     Removed(Uuid),
+    /// A game started from `owner`'s seek, or from their challenge link
+    /// (`seek_id` is then `None`): `owner` is taken to it.
     Started {
-        seek_id: Uuid,
+        seek_id: Option<Uuid>,
         game_id: Uuid,
         owner: Uuid,
     },
@@ -248,11 +250,22 @@ impl Lobby {
             .await?;
         let _ = self.events.send(LobbyEvent::Removed(seek.row.id));
         let _ = self.events.send(LobbyEvent::Started {
-            seek_id: seek.row.id,
+            seek_id: Some(seek.row.id),
             game_id: live.id,
             owner: seek.player.id,
         });
         Ok(live.id)
+    }
+
+    /// Someone took the empty seat of `creator`'s challenge link: the creator's
+    /// lobby sockets (any page of the site) are told, so they go to the game
+    /// instead of waiting on a page that never hears of it.
+    pub fn challenge_accepted(&self, game_id: Uuid, creator: Uuid) {
+        let _ = self.events.send(LobbyEvent::Started {
+            seek_id: None,
+            game_id,
+            owner: creator,
+        });
     }
 
     /// `player` cancels their seek `id`.
@@ -353,9 +366,15 @@ impl Lobby {
                 event = events.recv() => match event {
                     Ok(LobbyEvent::Added(seek)) => Some(serde_json::json!({ "type": "seek_added", "seek": seek.view(viewer) })),
                     Ok(LobbyEvent::Removed(seek_id)) => Some(serde_json::json!({ "type": "seek_removed", "seek_id": seek_id })),
-                    Ok(LobbyEvent::Started { seek_id, game_id, owner }) => (viewer == Some(owner)).then(|| serde_json::json!({
-                        "type": "game_started", "seek_id": seek_id, "game_id": game_id, "url": format!("/game/{game_id}"),
-                    })),
+                    Ok(LobbyEvent::Started { seek_id, game_id, owner }) => (viewer == Some(owner)).then(|| {
+                        let mut message = serde_json::json!({
+                            "type": "game_started", "game_id": game_id, "url": format!("/game/{game_id}"),
+                        });
+                        if let Some(seek_id) = seek_id {
+                            message["seek_id"] = serde_json::json!(seek_id);
+                        }
+                        message
+                    }),
                     Err(broadcast::error::RecvError::Lagged(_)) => match self.seeks(viewer).await {
                         Ok(seeks) => Some(serde_json::json!({ "type": "seeks", "seeks": seeks })),
                         Err(_) => return,

@@ -458,7 +458,20 @@ async fn join_challenge(
     }
     let player = player_of(&state, &identity).await?;
     match state.hub.join(&live, player).await? {
-        Some(color) => Ok(Json(json!({ "game_id": live.id, "color": color })).into_response()),
+        Some(color) => {
+            let creator = {
+                let entry = live.lock().await;
+                match color {
+                    Color::White => entry.players.black.as_ref(),
+                    Color::Black => entry.players.white.as_ref(),
+                }
+                .map(|creator| creator.id)
+            };
+            if let Some(creator) = creator {
+                state.lobby.challenge_accepted(live.id, creator);
+            }
+            Ok(Json(json!({ "game_id": live.id, "color": color })).into_response())
+        }
         None => Err(ApiError::client(
             StatusCode::CONFLICT,
             "seat_taken",
