@@ -92,7 +92,7 @@ describe("layout at five window sizes", () => {
     await page.goto(created.url);
     await square(page, "a1").waitFor();
     const printed = () => page.evaluate(() =>
-      [...document.querySelectorAll("#coords .coord")].map((el) => `${el.dataset.square}:${el.textContent}`));
+      [...document.querySelectorAll("#coords .coord")].map((el) => `${el.dataset.of}:${el.textContent}`));
     const white = await printed();
     assert.equal(white.length, 16);
     assert.ok(white.includes("a1:1") && white.includes("a1:a") && white.includes("h1:h") && white.includes("a8:8"));

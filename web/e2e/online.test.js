@@ -43,7 +43,7 @@ describe("online games between two browsers", () => {
       assert.ok((await classesOf(page, "e4")).includes("last-move"));
       assert.ok((await classesOf(page, "d5")).includes("last-move"));
       assert.equal(await square(page, "d5").getAttribute("aria-label"), "d5, white pawn");
-      assert.match(await page.locator('.player[data-color="white"] .captured').getAttribute("aria-label"), /pawn/);
+      assert.match(await page.locator('.player[data-color="white"] .captured').textContent(), /^Captured: pawn/);
     }
     assert.deepEqual(await sanList(black), ["e4", "d5", "exd5"]);
     assertNoPageErrors(white, black);

@@ -278,8 +278,8 @@ export class BoardView {
         const shade = isLightSquare(sq.square) ? "on-light" : "on-dark";
         const at = `left:${col * 12.5}%;top:${row * 12.5}%`;
         const spans = [];
-        if (sq.coords.rank) spans.push(`<span class="coord rank ${shade}" data-square="${sq.square}" style="${at}">${sq.coords.rank}</span>`);
-        if (sq.coords.file) spans.push(`<span class="coord file ${shade}" data-square="${sq.square}" style="${at}">${sq.coords.file}</span>`);
+        if (sq.coords.rank) spans.push(`<span class="coord rank ${shade}" data-of="${sq.square}" style="${at}">${sq.coords.rank}</span>`);
+        if (sq.coords.file) spans.push(`<span class="coord file ${shade}" data-of="${sq.square}" style="${at}">${sq.coords.file}</span>`);
         return spans;
       })
       .join("");
