@@ -36,6 +36,7 @@ const view = {
   abortedByMe: false, // this page sent `abort`
   abortReason: null, // why the game shown was aborted, once it is
   touch: false, // the last pointer on the page was a finger: no keyboard hints
+  premoveRequests: 0, // premove set/cancel requests whose answer has not come back yet
 };
 
 const board = new BoardView($("#board"), $("#coords"));
@@ -271,6 +272,7 @@ function intend(kind, from, to) {
  */
 function setPremove(uci) {
   if (socket.trySend({ type: "premove", uci })) {
+    view.premoveRequests += 1;
     view.game = { ...view.game, premove: { uci } };
   } else {
     view.notice = "Not connected: the premove was not set.";
@@ -306,7 +308,8 @@ function handleTap(square) {
 
 function cancelPremove() {
   if (!view.game?.premove) return;
-  socket.trySend({ type: "cancel_premove" }); // when down, the server has cleared it already
+  // When down, the server has cleared it already.
+  if (socket.trySend({ type: "cancel_premove" })) view.premoveRequests += 1;
   view.game = { ...view.game, premove: null };
 }
 
@@ -368,6 +371,13 @@ function onServerMessage(msg) {
     // The server read its clock about halfway through the round trip.
     view.serverOffsetMs = msg.server_time - (msg.t + Date.now()) / 2;
   }
+  if (msg.type === "premove" && (msg.reason === "set" || msg.reason === "cancelled") && view.premoveRequests > 0) {
+    view.premoveRequests -= 1;
+    // The answer to a request the player has since overridden (set, then Escape):
+    // showing it would bring back, for a moment, a premove they just cleared.
+    if (view.premoveRequests > 0) return;
+  }
+  if (msg.type === "state") view.premoveRequests = 0;
   const { game, effects } = applyServerMessage(view.game, msg);
   view.game = game;
   if (msg.type === "event" && game && game.version !== before?.version) {
