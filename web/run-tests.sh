@@ -27,7 +27,7 @@ node --test test/
 if [ "${1:-}" = "--unit" ]; then exit 0; fi
 
 step "npm packages"
-if [ ! -d node_modules/playwright-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
 

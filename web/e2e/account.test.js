@@ -2,10 +2,10 @@
 // password, the errors a person sees, and the $1 a win between two accounts
 // earns on the rewards view (docs/protocol.md, "Accounts and rewards").
 
-import { describe, test, before, after } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  TestServer, launchBrowser, newPlayer, api, clickMove, waitForStatus, screenshot, assertNoPageErrors,
+  startServerAndBrowser, newPlayer, api, clickMove, waitForStatus, screenshot, assertNoPageErrors,
 } from "./harness.js";
 
 const PASSWORD = "correct horse battery";
@@ -40,19 +40,10 @@ async function signUp(page, username, password = PASSWORD) {
 }
 
 describe("account page", () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await new TestServer().start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const suite = startServerAndBrowser();
 
   test("signing up shows the username on the page and in every header; rule breaks and taken names say why", async () => {
-    const alice = await newPlayer(browser, server);
+    const alice = await newPlayer(suite);
     assert.equal(await alice.locator("#account-link").textContent(), "Sign in");
     assert.match(await alice.locator("#me").textContent(), /^You are .+ \(guest\)$/);
     await openAccountPage(alice);
@@ -78,7 +69,7 @@ describe("account page", () => {
     await alice.locator("#account-link").filter({ hasText: "Alice" }).waitFor();
 
     // Names are unique whatever the letter case.
-    const bob = await newPlayer(browser, server);
+    const bob = await newPlayer(suite);
     await openAccountPage(bob);
     await fill(bob, "sign-up-form", { username: "ALICE", password: PASSWORD });
     assert.equal(
@@ -90,7 +81,7 @@ describe("account page", () => {
   });
 
   test("a wrong password is refused; signing out and in again, and changing the password", async () => {
-    const carol = await newPlayer(browser, server);
+    const carol = await newPlayer(suite);
     await signUp(carol, "Carol");
 
     await carol.getByRole("button", { name: "Sign out" }).click();
@@ -127,7 +118,7 @@ describe("account page", () => {
   });
 
   test("too many failed sign-ins say how long to wait", async () => {
-    const mallory = await newPlayer(browser, server);
+    const mallory = await newPlayer(suite);
     await openAccountPage(mallory);
     // Five failures per username are answered as wrong credentials; the sixth is refused outright.
     for (let attempt = 1; attempt <= 5; attempt++) {
@@ -142,21 +133,12 @@ describe("account page", () => {
 });
 
 describe("rewards page", () => {
-  let server;
-  let browser;
-  before(async () => {
-    // Its own server: sign-ups are limited per address per hour.
-    server = await new TestServer().start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  // Its own server: sign-ups are limited per address per hour.
+  const suite = startServerAndBrowser();
 
   test("a win between two accounts shows $1.00 credited to the winner today and nothing to the loser", async () => {
-    const dave = await newPlayer(browser, server);
-    const erin = await newPlayer(browser, server);
+    const dave = await newPlayer(suite);
+    const erin = await newPlayer(suite);
     await signUp(dave, "Dave");
     await signUp(erin, "Erin");
     for (const page of [dave, erin]) {
@@ -201,7 +183,7 @@ describe("rewards page", () => {
 
   test("a win past the cap is listed at $0.00 with the reason, next to the paid ones", async () => {
     // Five real wins take minutes of moves; the server's answer is stood in for, the page's reading of it is tested.
-    const frank = await newPlayer(browser, server);
+    const frank = await newPlayer(suite);
     await signUp(frank, "Frank");
     const day = utcDay();
     const at = Date.parse(`${day}T12:00:00Z`);

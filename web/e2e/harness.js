@@ -4,7 +4,9 @@
 // drag pieces, press keys) and wait for what the page shows.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { before, after } from "node:test";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -118,10 +120,51 @@ export async function launchBrowser() {
 }
 
 /**
- * One person: a browser context with its own cookies (so its own guest
- * identity) and one page on the home page.
+ * The set-up every test file shares: registers `before`/`after` hooks of the
+ * enclosing suite that start a server (fresh database) and chromium, and end
+ * both. Returns an object whose `server` and `browser` are set once started.
  */
-export async function newPlayer(browser, server, options = {}) {
+export function startServerAndBrowser(serverOptions = {}) {
+  const suite = { server: null, browser: null };
+  before(async () => {
+    suite.server = await new TestServer(serverOptions).start();
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.server?.dispose();
+  });
+  return suite;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * Runs axe-core (WCAG 2.x A/AA and best practices) on the page as it is now
+ * and fails with every violation listed when there is any.
+ */
+export async function assertAccessible(page, label) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document);
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary}`),
+    }));
+  });
+  if (violations.length) {
+    const lines = violations.map((v) => `- ${v.impact} ${v.id}\n    ${v.nodes.join("\n    ")}`);
+    throw new Error(`axe-core on ${label}: ${violations.length} violation(s)\n${lines.join("\n")}`);
+  }
+}
+
+/**
+ * One person: a browser context with its own cookies (so its own guest
+ * identity) and one page on the home page. `suite` is what
+ * `startServerAndBrowser` returned.
+ */
+export async function newPlayer({ browser, server }, options = {}) {
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1100, height: 800 },
     hasTouch: options.touch ?? false,
@@ -165,9 +208,9 @@ export const blitz = { kind: "clock", initial_ms: 300_000, increment_ms: 3000 };
  * Two people in one online game: `white` creates a challenge, `black` opens
  * its link (and takes the empty seat). Both pages end on the game.
  */
-export async function onlineGame(browser, server, timeControl = blitz) {
-  const white = await newPlayer(browser, server);
-  const black = await newPlayer(browser, server);
+export async function onlineGame(suite, timeControl = blitz) {
+  const white = await newPlayer(suite);
+  const black = await newPlayer(suite);
   const created = await api(white, "POST", "/api/challenges", { time_control: timeControl, color: "white" });
   await white.goto(created.url);
   await black.goto(created.url);

@@ -1,29 +1,21 @@
 // The home page: the lobby, a challenge link, and a game against the computer.
 
-import { describe, test, before, after } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  TestServer, launchBrowser, newPlayer, clickMove, waitForMoves, waitForStatus, sanList,
+  startServerAndBrowser, newPlayer, clickMove, waitForMoves, waitForStatus, sanList,
   screenshot, assertNoPageErrors,
 } from "./harness.js";
 
 describe("home page", () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await new TestServer().start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const suite = startServerAndBrowser();
 
   test("a seek appears live in another browser's lobby; joining starts the game for both", async () => {
-    const alice = await newPlayer(browser, server);
-    const bob = await newPlayer(browser, server);
+    const alice = await newPlayer(suite);
+    const bob = await newPlayer(suite);
     await alice.locator("#lobby-state").filter({ hasText: "live" }).waitFor();
     await bob.locator("#lobby-state").filter({ hasText: "live" }).waitFor();
+    await alice.getByText("Create a custom seek").click();
     await alice.locator("#seek-tc").selectOption("corr");
     await alice.getByRole("button", { name: "Create seek" }).click();
     await alice.locator("#seeks").getByRole("button", { name: "Cancel" }).waitFor();
@@ -51,8 +43,8 @@ describe("home page", () => {
   });
 
   test("quick pairing: choosing the preset of an open seek joins it", async () => {
-    const alice = await newPlayer(browser, server);
-    const bob = await newPlayer(browser, server);
+    const alice = await newPlayer(suite);
+    const bob = await newPlayer(suite);
     await alice.locator("#lobby-state").filter({ hasText: "live" }).waitFor();
     await alice.locator("#presets").getByRole("button", { name: "10+5" }).click();
     await bob.locator("#seeks").getByText("10+5").waitFor();
@@ -64,8 +56,8 @@ describe("home page", () => {
   });
 
   test("a challenge link gives the empty seat to the friend who opens it", async () => {
-    const host = await newPlayer(browser, server);
-    const friend = await newPlayer(browser, server);
+    const host = await newPlayer(suite);
+    const friend = await newPlayer(suite);
     await host.locator("#friend-form select[name=color]").selectOption("white");
     await host.getByRole("button", { name: "Create a challenge link" }).click();
     await host.locator("#challenge").waitFor();
@@ -84,7 +76,7 @@ describe("home page", () => {
   });
 
   test("the how-to-play page explains the rules, with the board's pieces", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await page.getByRole("link", { name: "How to play" }).click();
     await page.getByRole("heading", { name: "How to play chess" }).waitFor();
     for (const topic of ["Castling", "En passant", "Promotion", "Reading the move list"]) {
@@ -95,7 +87,7 @@ describe("home page", () => {
   });
 
   test("a game against the computer: it answers moves", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await page.locator("#computer-form select[name=color]").selectOption("white");
     await page.getByRole("button", { name: "Play the computer" }).click();
     await page.waitForURL(/\/game\//);

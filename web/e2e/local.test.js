@@ -1,26 +1,17 @@
 // One person at one screen: promotion, castling, keyboard, drag, touch and take-back.
 
-import { describe, test, before, after } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  TestServer, launchBrowser, newPlayer, localGame, clickMove, dragMove, square, classesOf,
+  startServerAndBrowser, newPlayer, localGame, clickMove, dragMove, square, classesOf,
   waitForMoves, waitForStatus, sanList, screenshot, assertNoPageErrors,
 } from "./harness.js";
 
 describe("games on one screen", () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await new TestServer().start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const suite = startServerAndBrowser();
 
   test("two players on one screen, started from the home page", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await page.getByRole("button", { name: "Start a game on this screen" }).click();
     await page.waitForURL(/\/game\//);
     await waitForStatus(page, /White to move/);
@@ -37,7 +28,7 @@ describe("games on one screen", () => {
   });
 
   test("only pieces with a move respond; tapping again clears; another piece switches", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await localGame(page);
     await square(page, "a1").click(); // the rook cannot move
     assert.ok(!(await classesOf(page, "a1")).includes("selected"));
@@ -56,7 +47,7 @@ describe("games on one screen", () => {
   });
 
   test("promotion through the four-piece picker; Escape cancels it", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await localGame(page, { fen: "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1" });
     await square(page, "e7").click();
     await square(page, "e8").click();
@@ -77,7 +68,7 @@ describe("games on one screen", () => {
   });
 
   test("castling by moving the king two squares", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await localGame(page, { fen: "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1" });
     await clickMove(page, "e1", "g1");
     assert.equal(await square(page, "f1").getAttribute("aria-label"), "f1, white rook");
@@ -90,7 +81,7 @@ describe("games on one screen", () => {
   });
 
   test("keyboard-only play of a few moves", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await localGame(page);
     // Tab reaches the board on one square (e2 for White); arrows move, Enter selects and plays.
     await square(page, "e2").focus();
@@ -124,7 +115,7 @@ describe("games on one screen", () => {
   });
 
   test("the classic piece theme is remembered by the browser", async () => {
-    const page = await newPlayer(browser, server);
+    const page = await newPlayer(suite);
     await localGame(page);
     const fill = () => page.locator('[data-square="e1"] .piece').evaluate((el) => getComputedStyle(el).color);
     const blue = await fill();
@@ -139,7 +130,7 @@ describe("games on one screen", () => {
   });
 
   test("touch: taps play moves on a phone-sized screen where the board fills the width", async () => {
-    const page = await newPlayer(browser, server, { touch: true, viewport: { width: 390, height: 800 } });
+    const page = await newPlayer(suite, { touch: true, viewport: { width: 390, height: 800 } });
     await localGame(page);
     const box = await page.locator("#board").boundingBox();
     assert.ok(box.width >= 370, `board is ${box.width}px wide on a 390px screen`);

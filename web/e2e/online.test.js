@@ -1,27 +1,18 @@
 // Two people in two browser contexts play online games against the real server.
 
-import { describe, test, before, after } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  TestServer, launchBrowser, onlineGame, newPlayer, clickMove, square, classesOf, waitForStatus,
+  startServerAndBrowser, onlineGame, newPlayer, clickMove, square, classesOf, waitForStatus,
   waitForMoves, sanList, screenshot, assertNoPageErrors, moveCount,
 } from "./harness.js";
 
 describe("online games between two browsers", () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await new TestServer().start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const suite = startServerAndBrowser();
 
   test("a fast mate is played to the end and shown plainly", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     assert.match(await white.locator("#deadline").textContent(), /^White must make a first move within \d+ s/);
     await clickMove(white, "f2", "f3", [black]);
     await black.locator("#deadline").filter({ hasText: /^Black must make a first move/ }).waitFor();
@@ -39,7 +30,7 @@ describe("online games between two browsers", () => {
   });
 
   test("a capture shows the green ring, then the last move in yellow", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "d7", "d5", [white]);
     await square(white, "e4").click();
@@ -52,14 +43,14 @@ describe("online games between two browsers", () => {
       assert.ok((await classesOf(page, "e4")).includes("last-move"));
       assert.ok((await classesOf(page, "d5")).includes("last-move"));
       assert.equal(await square(page, "d5").getAttribute("aria-label"), "d5, white pawn");
-      assert.match(await page.locator('.player[data-color="white"] .captured').getAttribute("aria-label"), /pawn/);
+      assert.match(await page.locator('.player[data-color="white"] .captured').textContent(), /^Captured: pawn/);
     }
     assert.deepEqual(await sanList(black), ["e4", "d5", "exd5"]);
     assertNoPageErrors(white, black);
   });
 
   test("a premove is highlighted during the opponent's turn and played after their move", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "f7", "f6", [white]);
     await clickMove(white, "d1", "h5", [black]); // check
@@ -80,7 +71,7 @@ describe("online games between two browsers", () => {
   });
 
   test("a premove that became illegal is dropped and the page says so", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "d7", "d5", [white]);
     await clickMove(white, "b1", "c3", [black]);
@@ -95,7 +86,7 @@ describe("online games between two browsers", () => {
   });
 
   test("Escape or a click elsewhere clears a prepared premove", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     const hasPremove = (sq) => white.evaluate((sq) => document.querySelector(`[data-square="${sq}"]`).classList.contains("premove"), sq);
     await square(white, "g1").click();
@@ -115,18 +106,25 @@ describe("online games between two browsers", () => {
   });
 
   test("a draw offer accepted ends the game as a draw", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "e7", "e5", [white]);
     await white.getByRole("button", { name: "Offer draw" }).click();
-    await black.locator("#offers").filter({ hasText: "White offers a draw" }).waitFor();
+    // The offer names the player who made it, as Black sees them.
+    const whiteName = await black.locator('.player[data-color="white"] .name').textContent();
+    await black.locator("#offers").filter({ hasText: `${whiteName} offers a draw.` }).waitFor();
+    await white.locator("#offers").filter({ hasText: "You offered a draw." }).waitFor();
     await black.getByRole("button", { name: "Accept draw" }).click();
-    for (const page of [white, black]) await waitForStatus(page, /^Draw: draw by agreement$/);
+    for (const page of [white, black]) {
+      await waitForStatus(page, /^Draw by agreement$/);
+      assert.equal(await page.locator("#result-text").textContent(), "Draw by agreement");
+      assert.equal(await page.locator("#result-score").textContent(), "½-½");
+    }
     assertNoPageErrors(white, black);
   });
 
   test("resignation with a confirm, then a rematch swaps the colours", async () => {
-    const { white, black, url } = await onlineGame(browser, server);
+    const { white, black, url } = await onlineGame(suite);
     await clickMove(white, "d2", "d4", [black]);
     await clickMove(black, "d7", "d5", [white]);
     await black.getByRole("button", { name: "Resign" }).click();
@@ -137,8 +135,10 @@ describe("online games between two browsers", () => {
     await black.getByRole("button", { name: "Yes, resign" }).click();
     for (const page of [white, black]) await waitForStatus(page, /^White wins by resignation$/);
 
+    assert.equal(await white.locator("#new-game").isHidden(), true, "a played game offers a rematch, not a new game");
     await white.getByRole("button", { name: "Rematch" }).click();
-    await black.locator("#offers").filter({ hasText: "White offers a rematch" }).waitFor();
+    const whiteName = await black.locator('.player[data-color="white"] .name').textContent();
+    await black.locator("#offers").filter({ hasText: `${whiteName} offers a rematch` }).waitFor();
     await black.getByRole("button", { name: "Accept rematch" }).click();
     await white.waitForURL((u) => u.pathname !== url);
     await black.waitForURL((u) => u.pathname !== url);
@@ -153,14 +153,14 @@ describe("online games between two browsers", () => {
   });
 
   test("a spectator with the shared link sees every move but cannot act", async () => {
-    const { white, black, url } = await onlineGame(browser, server);
-    const watcher = await newPlayer(browser, server);
+    const { white, black, url } = await onlineGame(suite);
+    const watcher = await newPlayer(suite);
     await watcher.goto(url);
     await waitForStatus(watcher, /White to move/);
     await clickMove(white, "e2", "e4", [black, watcher]);
     await clickMove(black, "e7", "e5", [white, watcher]);
     assert.deepEqual(await sanList(watcher), ["e4", "e5"]);
-    assert.equal(await watcher.locator("#controls button:visible").count(), 0, "no game controls");
+    assert.equal(await watcher.locator("#controls button:visible, #controls-play button:visible").count(), 0, "no game controls");
     await square(watcher, "g1").click();
     assert.ok(!(await classesOf(watcher, "g1")).includes("selected"), "pieces do not respond");
     assert.ok((await classesOf(watcher, "e5")).includes("last-move"));
@@ -168,7 +168,7 @@ describe("online games between two browsers", () => {
   });
 
   test("clocks count down between updates, show tenths and low time, and a timeout ends the game", async () => {
-    const { white, black } = await onlineGame(browser, server, { kind: "clock", initial_ms: 15_000, increment_ms: 0 });
+    const { white, black } = await onlineGame(suite, { kind: "clock", initial_ms: 15_000, increment_ms: 0 });
     const whiteClock = black.locator('.player[data-color="white"] .clock');
     assert.equal(await whiteClock.textContent(), "0:15");
     await clickMove(white, "e2", "e4", [black]);
@@ -185,7 +185,7 @@ describe("online games between two browsers", () => {
   });
 
   test("refresh mid-game returns to the same game and seat", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "c7", "c5", [white]);
     await white.reload();
@@ -197,7 +197,7 @@ describe("online games between two browsers", () => {
   });
 
   test("F flips the board, arrow keys review, and play resumes where it was", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "e7", "e5", [white]);
     await clickMove(white, "g1", "f3", [black]);
@@ -223,7 +223,8 @@ describe("online games between two browsers", () => {
     await black.locator('[data-square="b8"]').click();
     await black.locator('[data-square="c6"]').click();
     await waitForMoves(white, 4);
-    await waitForStatus(white, /Reviewing/);
+    // It is White's move again, and reviewing does not hide it.
+    await waitForStatus(white, /^Your move \(white\) · Reviewing move 2 of 4/);
     await white.keyboard.press("End");
     await waitForStatus(white, /Your move/);
     await clickMove(white, "f1", "b5", [black]);
@@ -231,7 +232,7 @@ describe("online games between two browsers", () => {
   });
 
   test("the downloaded PGN has the moves of the game", async () => {
-    const { white, black } = await onlineGame(browser, server);
+    const { white, black } = await onlineGame(suite);
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "e7", "e5", [white]);
     await clickMove(white, "g1", "f3", [black]);

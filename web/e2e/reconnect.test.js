@@ -1,29 +1,20 @@
 // The connection: the server going away and coming back, and a refresh.
 
-import { describe, test, before, after } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  TestServer, launchBrowser, onlineGame, clickMove, square, waitForMoves, sanList, assertNoPageErrors,
+  startServerAndBrowser, onlineGame, clickMove, square, waitForMoves, sanList, assertNoPageErrors,
 } from "./harness.js";
 
 describe("reconnection", () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await new TestServer().start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const suite = startServerAndBrowser();
 
   test("after the server closes the socket the page shows it, reconnects, and no move is lost or doubled", async () => {
-    const { white, black } = await onlineGame(browser, server, { kind: "correspondence" });
+    const { white, black } = await onlineGame(suite, { kind: "correspondence" });
     await clickMove(white, "e2", "e4", [black]);
     await clickMove(black, "e7", "e5", [white]);
 
-    await server.stop(); // closes every socket
+    await suite.server.stop(); // closes every socket
     for (const page of [white, black]) await page.locator("#connection").waitFor({ state: "visible" });
 
     // A move made while the connection is down is kept and sent once it is back.
@@ -31,7 +22,7 @@ describe("reconnection", () => {
     await square(white, "f3").click();
     assert.equal(await square(white, "f3").getAttribute("aria-label"), "f3, white knight");
 
-    await server.start();
+    await suite.server.start();
     for (const page of [white, black]) await page.locator("#connection").waitFor({ state: "hidden" });
     await waitForMoves(black, 3);
     await waitForMoves(white, 3);

@@ -3,6 +3,8 @@
 
 import * as api from "./api.js";
 import { showAccountLink } from "./header.js";
+import { followLobby } from "./lobby-follow.js";
+import { Sounds } from "./sound.js";
 import { accountErrorText, formatCents, rewardStatusText, todayText } from "./account-text.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -147,6 +149,8 @@ async function main() {
     $("#account-loading").hidden = true;
     notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
   }
+  // A challenge or seek of this person may start while they are here.
+  followLobby({ sounds: new Sounds() });
 }
 
 main();

@@ -90,10 +90,27 @@ export function timeControlFromPreset(preset) {
   return { kind: "clock", initial_ms: Number(m[1]) * 60_000, increment_ms: Number(m[2]) * 1000 };
 }
 
-/** Short text for a time control: "3+2", "0.5+0" or "Correspondence". */
-export function timeControlText(tc) {
-  if (!tc || tc.kind !== "clock") return "Correspondence";
+/**
+ * Short text for a time control: "3+2", "0.5+0", or without a clock
+ * "Correspondence" between two people and "No clock" on one screen or
+ * against the computer (nobody waits days for those moves).
+ */
+export function timeControlText(tc, mode = "online") {
+  if (!tc || tc.kind !== "clock") return mode === "online" ? "Correspondence" : "No clock";
   return `${tc.initial_ms / 60_000}+${tc.increment_ms / 1000}`;
+}
+
+/**
+ * The usual name of a time control's speed, from the time a 40-move game
+ * takes each side (initial time + 40 increments), as chess sites name them.
+ */
+export function speedName(tc) {
+  if (!tc || tc.kind !== "clock") return "Correspondence";
+  const minutes = (tc.initial_ms + 40 * tc.increment_ms) / 60_000;
+  if (minutes < 3) return "Bullet";
+  if (minutes < 8) return "Blitz";
+  if (minutes < 25) return "Rapid";
+  return "Classical";
 }
 
 /** Theme (piece colours) remembered by the browser. */

@@ -180,9 +180,19 @@ export function boardModel(input) {
     }
     const movable = Boolean(input.dests?.[square]?.length || input.premoveDests?.[square]?.length);
     if (movable) classes.push("movable");
-    return { square, piece, classes, label: squareLabel(square, piece), movable };
+    return { square, piece, classes, label: squareLabel(square, piece), movable, coords: edgeCoordinates(square, orientation) };
   });
   return { orientation, squares, captured: capturedMaterial(pieces, input.initialPieces ?? null) };
+}
+
+/**
+ * The coordinates printed on a square, as on a wooden board: the file letter
+ * on the squares of the bottom row and the rank number on the squares of the
+ * left column, both as seen on screen (so they turn with the board).
+ */
+export function edgeCoordinates(square, orientation) {
+  const { col, row } = squarePosition(square, orientation);
+  return { file: row === 7 ? square[0] : null, rank: col === 0 ? square[1] : null };
 }
 
 /**
@@ -190,9 +200,14 @@ export function boardModel(input) {
  * square so focus survives redraws, and animating the moved piece.
  */
 export class BoardView {
-  /** @param {HTMLElement} root the element that becomes the board grid */
-  constructor(root) {
+  /**
+   * @param {HTMLElement} root the element that becomes the board grid
+   * @param {HTMLElement|null} coordLayer an element laid over the board for the printed
+   *   coordinates (outside the grid, so each square's accessible name stays its own)
+   */
+  constructor(root, coordLayer = null) {
     this.root = root;
+    this.coordLayer = coordLayer;
     this.root.classList.add("board");
     this.root.setAttribute("role", "grid");
     this.root.setAttribute("aria-label", "Chess board");
@@ -215,9 +230,13 @@ export class BoardView {
       el.setAttribute("aria-label", sq.label);
       const key = sq.piece ? `${sq.piece.color}-${sq.piece.role}` : "";
       if (this.pieceAt.get(sq.square) !== key) {
-        el.innerHTML = sq.piece
-          ? `<span class="piece ${sq.piece.color} ${sq.piece.role}" aria-hidden="true">${pieceSvg(sq.piece.role)}</span>`
-          : "";
+        el.querySelector(".piece")?.remove();
+        if (sq.piece) {
+          el.insertAdjacentHTML(
+            "beforeend",
+            `<span class="piece ${sq.piece.color} ${sq.piece.role}" aria-hidden="true">${pieceSvg(sq.piece.role)}</span>`,
+          );
+        }
         this.pieceAt.set(sq.square, key);
       }
     }
@@ -246,6 +265,32 @@ export class BoardView {
       this.cells.set(sq.square, el);
       row.appendChild(el);
     });
+    this.#buildCoordinates(model);
+  }
+
+  // Printed coordinates are decoration (each square's label already names it).
+  // Built as nodes with their position set through the CSSOM: the server's
+  // Content-Security-Policy refuses inline style attributes.
+  #buildCoordinates(model) {
+    if (!this.coordLayer) return;
+    const doc = this.coordLayer.ownerDocument;
+    this.coordLayer.setAttribute("aria-hidden", "true");
+    this.coordLayer.replaceChildren();
+    for (const sq of model.squares) {
+      const { col, row } = squarePosition(sq.square, model.orientation);
+      const shade = isLightSquare(sq.square) ? "on-light" : "on-dark";
+      for (const kind of ["rank", "file"]) {
+        const text = sq.coords[kind];
+        if (!text) continue;
+        const span = doc.createElement("span");
+        span.className = `coord ${kind} ${shade}`;
+        span.dataset.of = sq.square;
+        span.style.left = `${col * 12.5}%`;
+        span.style.top = `${row * 12.5}%`;
+        span.textContent = text;
+        this.coordLayer.appendChild(span);
+      }
+    }
   }
 
   // Moves the piece on `to` visually from `from` and lets CSS transition it home.

@@ -54,7 +54,8 @@ export function clockFace(ms, running) {
 export class ClockView {
   /**
    * @param {{white: HTMLElement, black: HTMLElement}} elements
-   * @param {{now?: () => number, frame?: (cb: () => void) => number, cancel?: (id: number) => void}} deps
+   * @param {{now?: () => number, frame?: (cb: () => void) => number, cancel?: (id: number) => void,
+   *   onLow?: (color: string) => void}} deps `onLow` is told once when a running clock falls into low time
    */
   constructor(elements, deps = {}) {
     this.elements = elements;
@@ -64,6 +65,8 @@ export class ClockView {
     this.clocks = null;
     this.receivedAt = 0;
     this.pending = null;
+    this.onLow = deps.onLow ?? (() => {});
+    this.wasLow = { white: false, black: false };
   }
 
   /** Takes a new snapshot from the server; null hides the clocks. */
@@ -97,6 +100,9 @@ export class ClockView {
       el.classList.toggle("running", face.running);
       el.classList.toggle("low", face.low);
       el.classList.toggle("flagged", face.flagged);
+      // Once per fall into low time (an increment can lift a clock out of it again).
+      if (face.low && face.running && !this.wasLow[color] && !face.flagged) this.onLow(color);
+      if (face.running || !face.low) this.wasLow[color] = face.low;
     }
     if (this.clocks.running) this.pending = this.frame(() => this.#draw());
   }

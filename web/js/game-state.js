@@ -3,6 +3,7 @@
 // Pure: no DOM, no sockets, unit-tested under Node.
 
 import { applyUci, kingSquare, parseUci, piecesFromFen, turnFromFen } from "./board.js";
+import { timeControlText } from "./api.js";
 
 /** Fields every `event` message carries about the situation after the event. */
 const ENVELOPE_FIELDS = [
@@ -10,19 +11,22 @@ const ENVELOPE_FIELDS = [
   "dests", "premove_dests", "offers", "result",
 ];
 
-/** Human words for each end reason of the protocol. */
+/** Human words for each end reason of the protocol, as the end of "… wins by". */
 export const REASON_TEXT = {
   checkmate: "checkmate",
   resignation: "resignation",
   timeout: "time out",
-  timeout_vs_insufficient_material: "time out, but the opponent cannot checkmate",
-  stalemate: "stalemate",
-  insufficient_material: "insufficient material",
-  threefold_repetition: "threefold repetition",
-  fifty_moves: "fifty-move rule",
-  agreement: "draw by agreement",
-  aborted: "game aborted",
-  no_first_move: "aborted: the first move was not made in time",
+};
+
+/** The whole sentence of each drawn (or aborted) ending. */
+const NO_WINNER_TEXT = {
+  timeout_vs_insufficient_material: "Draw: time out, but the opponent cannot checkmate",
+  stalemate: "Draw by stalemate",
+  insufficient_material: "Draw: neither side can checkmate",
+  threefold_repetition: "Draw by threefold repetition",
+  fifty_moves: "Draw by the fifty-move rule",
+  agreement: "Draw by agreement",
+  aborted: "Game aborted",
 };
 
 /**
@@ -128,18 +132,38 @@ export function positionAt(game, ply) {
   return { pieces, lastMove: last ? parseUci(last.uci) : null, check, live: false };
 }
 
-/** The sentence that says how the game ended ("Black wins by checkmate"). */
+/** The sentence that says how the game ended ("Black wins by checkmate", "Draw by agreement"). */
 export function resultText(result) {
   if (!result) return "";
-  const reason = REASON_TEXT[result.reason] ?? result.reason;
-  if (result.reason === "aborted" || result.reason === "no_first_move") {
-    return reason.charAt(0).toUpperCase() + reason.slice(1);
-  }
   if (result.winner) {
     const side = result.winner === "white" ? "White" : "Black";
-    return `${side} wins by ${reason}`;
+    return `${side} wins by ${REASON_TEXT[result.reason] ?? result.reason.replaceAll("_", " ")}`;
   }
-  return `Draw: ${reason}`;
+  return NO_WINNER_TEXT[result.reason] ?? `Draw: ${result.reason.replaceAll("_", " ")}`;
+}
+
+/**
+ * Why an aborted game ended, as far as this page can tell: the protocol's
+ * `aborted` covers a player's abort and the server's abort at a missed
+ * first-move deadline. `before` is the game just before the `ended` event,
+ * `serverNow` the server's time when it arrived, `iAborted` whether this
+ * page sent `abort`. Returns a sentence, or a general one when unknown
+ * (a finished game opened later).
+ */
+export function abortExplanation(before, serverNow, iAborted) {
+  const general = "It ended before both sides had made their first move, so it does not count.";
+  if (iAborted) return "You aborted it before both sides had made their first move.";
+  if (!before || before.status !== "playing") return general;
+  const deadline = before.first_move_deadline;
+  // The server's timer fires at the deadline; allow for the clock offset estimate.
+  if (typeof deadline === "number" && serverNow >= deadline - 1500) {
+    const side = before.turn === "white" ? "White" : "Black";
+    const name = before.players?.[before.turn]?.name;
+    return `${side}${name ? ` (${name})` : ""} did not make a first move in time.`;
+  }
+  const mine = seatColors(before);
+  if (mine.length === 1) return "Your opponent aborted it before both sides had made their first move.";
+  return general;
 }
 
 /** The PGN-style score of a result ("1-0", "0-1", "½-½", "*"). */
@@ -177,6 +201,7 @@ export function availableControls(game) {
   const drawBy = game.offers?.draw ?? null;
   const rematchBy = game.offers?.rematch ?? null;
   const online = game.mode === "online";
+  const aborted = finished && game.result?.reason === "aborted";
   // Abort is possible until both sides have made their first move.
   const bothMoved = game.moves.length >= 2;
   return {
@@ -187,8 +212,10 @@ export function availableControls(game) {
     drawDecline: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawWithdraw: player && playing && online && drawBy !== null && mine.includes(drawBy),
     // On one screen and against the computer a rematch starts at once (colours swapped).
-    rematchOffer: player && finished && !game.rematch_game_id && (online ? rematchBy === null : true),
-    rematchAccept: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
+    // A game that never started has nothing to answer: a new game is offered instead.
+    rematchOffer: player && finished && !aborted && !game.rematch_game_id && (online ? rematchBy === null : true),
+    newGame: finished && (aborted || !player),
+    rematchAccept: player && finished && !aborted && online && rematchBy !== null && !mine.includes(rematchBy),
     rematchDecline: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
     rematchWithdraw: player && finished && online && rematchBy !== null && mine.includes(rematchBy),
     takeback: player && playing && (oneScreen || vsComputer) && game.moves.length > 0,
@@ -205,4 +232,67 @@ export function firstMoveNotice(game, serverNow) {
   const seconds = Math.max(0, Math.ceil((game.first_move_deadline - serverNow) / 1000));
   const side = game.turn === "white" ? "White" : "Black";
   return `${side} must make a first move within ${seconds} s, or the game is aborted.`;
+}
+
+/** Whether the player on this page is to move in a game being played. */
+export function mineToMove(game) {
+  return Boolean(game && game.status === "playing" && seatColors(game).includes(game.turn));
+}
+
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The status line: whose move, check, a prepared premove and how to clear it
+ * (`touch`: the page is used by touch, so no keyboard hint), and the move
+ * being reviewed, without hiding that it is the player's move.
+ */
+export function statusText(game, { reviewPly = null, touch = false } = {}) {
+  if (game.status === "finished") return resultText(game.result);
+  if (game.status === "open") {
+    return seatColors(game).length ? "Waiting for your friend to open the invitation link." : "Joining…";
+  }
+  let text = mineToMove(game) && game.seat !== "both" ? `Your move (${game.turn})` : `${capital(game.turn)} to move`;
+  if (game.check) text += " · check";
+  const premove = game.premove ? parseUci(game.premove.uci) : null;
+  if (premove) {
+    const clear = touch ? "tap an empty square to clear it" : "Escape clears it";
+    text += ` · premove ${premove.from}–${premove.to} ready (${clear})`;
+  }
+  if (reviewPly !== null) {
+    text += ` · Reviewing move ${reviewPly} of ${game.moves.length}${touch ? "" : " (End returns to the game)"}`;
+  }
+  return text;
+}
+
+/** How a side is named in sentences: the player's name, or the colour on one screen. */
+export function sideName(game, color) {
+  const player = game.players?.[color];
+  if (game.mode === "local" || !player) return capital(color);
+  return player.name;
+}
+
+/** The open draw and rematch offers in words ("calm-heron-7 offers a draw."). */
+export function offerText(game) {
+  const mine = seatColors(game);
+  const offers = [];
+  const draw = game.offers?.draw;
+  const rematch = game.offers?.rematch;
+  if (draw && game.status === "playing") {
+    offers.push(mine.includes(draw) ? "You offered a draw." : `${sideName(game, draw)} offers a draw.`);
+  }
+  if (rematch && game.status === "finished") {
+    offers.push(
+      mine.includes(rematch)
+        ? "You offered a rematch. Waiting for an answer…"
+        : `${sideName(game, rematch)} offers a rematch.`,
+    );
+  }
+  return offers.join(" ");
+}
+
+/** The terms of an open challenge as its creator sees them ("5+0 · you play White"). */
+export function challengeTerms(game) {
+  const mine = seatColors(game);
+  const colour = mine.length === 1 ? ` · you play ${capital(mine[0])}` : "";
+  return `${timeControlText(game.time_control, game.mode)}${colour}`;
 }

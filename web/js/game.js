@@ -9,9 +9,12 @@ import { pieceSvg } from "./pieces.js";
 import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
 import { ClockView } from "./clock.js";
 import { ReconnectingSocket } from "./socket.js";
-import { showAccountLink } from "./header.js";
+import { showAccountLink, trackHeaderHeight } from "./header.js";
+import { Sounds, soundForEvent } from "./sound.js";
+import { followLobby, STARTED_KEY } from "./lobby-follow.js";
 import {
-  applyServerMessage, availableControls, firstMoveNotice, moveRows, positionAt, resultText, seatColors,
+  abortExplanation, applyServerMessage, availableControls, challengeTerms, firstMoveNotice, mineToMove,
+  moveRows, offerText, positionAt, resultScore, resultText, seatColors, statusText,
 } from "./game-state.js";
 
 const PING_EVERY_MS = 3000;
@@ -30,19 +33,22 @@ const view = {
   notice: null,
   joining: false,
   serverOffsetMs: 0, // server clock minus local clock, from `state` and `pong`
+  abortedByMe: false, // this page sent `abort`
+  abortReason: null, // why the game shown was aborted, once it is
+  touch: false, // the last pointer on the page was a finger: no keyboard hints
+  premoveRequests: 0, // premove set/cancel requests whose answer has not come back yet
 };
 
-const board = new BoardView($("#board"));
-const clocks = new ClockView({ white: document.createElement("span"), black: document.createElement("span") });
+const board = new BoardView($("#board"), $("#coords"));
+const sounds = new Sounds();
+const clocks = new ClockView(
+  { white: document.createElement("span"), black: document.createElement("span") },
+  { onLow: (color) => seatColors(view.game).includes(color) && view.game.seat !== "both" && sounds.play("lowTime") },
+);
 let input = null;
 let socket = null;
 
 // ---------------------------------------------------------------- drawing
-
-function mineToMove() {
-  const g = view.game;
-  return Boolean(g && g.status === "playing" && seatColors(g).includes(g.turn));
-}
 
 /** The position and destinations the board shows right now. */
 function boardInput() {
@@ -80,8 +86,13 @@ function render(animate = null) {
   renderStatus();
   renderDeadline();
   renderMoves();
-  document.title = `${g.status === "playing" && mineToMove() && g.seat !== "both" ? "Your move · " : ""}${playerName(g.players?.white, "white")} vs ${playerName(g.players?.black, "black")} · Chess`;
+  const players = `${playerName(g.players?.white, "white")} vs ${playerName(g.players?.black, "black")}`;
+  const started = document.hidden && sessionStorage.getItem(STARTED_KEY) === gameId ? "Your game started · " : "";
+  document.title = `${started}${mineToMove(g) && g.seat !== "both" ? "Your move · " : ""}${players} · Chess`;
+  $("#game-title").textContent = `Chess game: ${players}`;
   renderControls();
+  renderResult();
+  renderInvite();
   renderPromotion();
   $("#notice").hidden = !view.notice;
   $("#notice").textContent = view.notice ?? "";
@@ -90,7 +101,7 @@ function render(animate = null) {
 function playerName(p, color) {
   if (!p) return `Waiting for a player (${color})`;
   // On one screen both seats are the same person: name the sides instead.
-  if (view.game.mode === "local") return cap(color);
+  if (view.game.mode === "local") return color.charAt(0).toUpperCase() + color.slice(1);
   return p.is_you && view.game.seat !== "both" ? `${p.name} (you)` : p.name;
 }
 
@@ -107,9 +118,9 @@ function renderPlayers(captured) {
     const lead = color === "white" ? captured.advantage : -captured.advantage;
     const enemy = color === "white" ? "black" : "white";
     el.querySelector(".captured").innerHTML =
-      taken.map((role) => `<span class="piece mini ${enemy} ${role}" title="${role}">${pieceSvg(role)}</span>`).join("") +
+      `<span class="visually-hidden">Captured: ${taken.length ? taken.join(", ") : "none"}</span>` +
+      taken.map((role) => `<span class="piece mini ${enemy} ${role}" aria-hidden="true">${pieceSvg(role)}</span>`).join("") +
       (lead > 0 ? `<span class="lead">+${lead}</span>` : "");
-    el.querySelector(".captured").setAttribute("aria-label", taken.length ? `Captured: ${taken.join(", ")}` : "Captured: none");
     el.querySelector(".clock").dataset.color = color;
   }
   const white = $(`.player[data-color="white"] .clock`);
@@ -125,24 +136,30 @@ function renderStatus() {
   const g = view.game;
   const el = $("#status");
   el.classList.toggle("finished", g.status === "finished");
-  if (g.status === "finished") {
-    el.textContent = resultText(g.result);
-  } else if (g.status === "open") {
-    el.textContent = seatColors(g).length
-      ? "Waiting for your friend: send them the link to this page."
-      : "Joining…";
-  } else if (view.reviewPly !== null) {
-    el.textContent = `Reviewing move ${view.reviewPly} of ${g.moves.length}. Press End to go back to the game.`;
-  } else {
-    const side = g.turn === "white" ? "White" : "Black";
-    const mine = mineToMove();
-    el.textContent = mine && g.seat !== "both" ? `Your move (${g.turn})` : `${side} to move`;
-    if (g.check) el.textContent += " · check";
-    if (g.premove) {
-      const pm = parseUci(g.premove.uci);
-      if (pm) el.textContent += ` · premove ${pm.from}–${pm.to} ready (Escape clears it)`;
-    }
-  }
+  el.textContent = statusText(g, { reviewPly: view.reviewPly, touch: view.touch });
+}
+
+/** The end of the game, prominent: score, result, why, and what to do next. */
+function renderResult() {
+  const g = view.game;
+  const el = $("#result");
+  el.hidden = g.status !== "finished";
+  if (el.hidden) return;
+  $("#result-score").textContent = resultScore(g.result) === "*" ? "–" : resultScore(g.result);
+  $("#result-text").textContent = resultText(g.result);
+  const aborted = g.result?.reason === "aborted";
+  $("#result-reason").hidden = !aborted;
+  if (aborted) $("#result-reason").textContent = view.abortReason ?? abortExplanation(null, 0, false);
+}
+
+/** While a challenge waits for its second player: the invitation, its time control and colour. */
+function renderInvite() {
+  const g = view.game;
+  const waiting = g.status === "open" && seatColors(g).length > 0;
+  $("#invite").hidden = !waiting;
+  if (!waiting) return;
+  $("#invite-terms").textContent = challengeTerms(g);
+  if ($("#invite-url").value !== location.href) $("#invite-url").value = location.href;
 }
 
 function renderDeadline() {
@@ -161,17 +178,20 @@ function renderMoves() {
       const li = document.createElement("li");
       li.value = row.number;
       for (const half of [row.white, row.black]) {
+        if (!half) {
+          // A half-move not played (yet): a placeholder, not a button without a name.
+          const gap = document.createElement("span");
+          gap.className = "move empty";
+          gap.textContent = row.white ? "" : "…";
+          li.appendChild(gap);
+          continue;
+        }
         const btn = document.createElement("button");
         btn.type = "button";
         btn.className = "move";
-        if (half) {
-          btn.textContent = half.san;
-          btn.dataset.ply = String(half.ply);
-          if (half.ply + 1 === current) btn.classList.add("current");
-        } else {
-          btn.textContent = row.white ? "" : "…";
-          btn.disabled = true;
-        }
+        btn.textContent = half.san;
+        btn.dataset.ply = String(half.ply);
+        if (half.ply + 1 === current) btn.classList.add("current");
         li.appendChild(btn);
       }
       return li;
@@ -195,23 +215,13 @@ function renderControls() {
     rematch_offer: c.rematchOffer, rematch_accept: c.rematchAccept, rematch_decline: c.rematchDecline,
     rematch_withdraw: c.rematchWithdraw,
   };
-  for (const btn of document.querySelectorAll("#controls [data-action]")) {
+  for (const btn of document.querySelectorAll(".side [data-action]")) {
     btn.hidden = !show[btn.dataset.action];
   }
+  $("#new-game").hidden = !c.newGame;
   if (!c.resign) $("#confirm-resign").hidden = true;
-  const g = view.game;
-  const offers = [];
-  const mine = seatColors(g);
-  if (g.offers?.draw && g.status === "playing") {
-    offers.push(mine.includes(g.offers.draw) ? "You offered a draw." : `${cap(g.offers.draw)} offers a draw.`);
-  }
-  if (g.offers?.rematch && g.status === "finished") {
-    offers.push(mine.includes(g.offers.rematch) ? "You offered a rematch. Waiting for an answer…" : `${cap(g.offers.rematch)} offers a rematch.`);
-  }
-  $("#offers").textContent = offers.join(" ");
+  $("#offers").textContent = offerText(view.game);
 }
-
-const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 function renderPromotion() {
   const el = $("#promotion");
@@ -268,6 +278,7 @@ function intend(kind, from, to) {
  */
 function setPremove(uci) {
   if (socket.trySend({ type: "premove", uci })) {
+    view.premoveRequests += 1;
     view.game = { ...view.game, premove: { uci } };
   } else {
     view.notice = "Not connected: the premove was not set.";
@@ -303,7 +314,8 @@ function handleTap(square) {
 
 function cancelPremove() {
   if (!view.game?.premove) return;
-  socket.trySend({ type: "cancel_premove" }); // when down, the server has cleared it already
+  // When down, the server has cleared it already.
+  if (socket.trySend({ type: "cancel_premove" })) view.premoveRequests += 1;
   view.game = { ...view.game, premove: null };
 }
 
@@ -365,8 +377,26 @@ function onServerMessage(msg) {
     // The server read its clock about halfway through the round trip.
     view.serverOffsetMs = msg.server_time - (msg.t + Date.now()) / 2;
   }
+  if (msg.type === "premove" && (msg.reason === "set" || msg.reason === "cancelled") && view.premoveRequests > 0) {
+    view.premoveRequests -= 1;
+    // The answer to a request the player has since overridden (set, then Escape):
+    // showing it would bring back, for a moment, a premove they just cleared.
+    if (view.premoveRequests > 0) return;
+  }
+  if (msg.type === "state") view.premoveRequests = 0;
   const { game, effects } = applyServerMessage(view.game, msg);
   view.game = game;
+  if (msg.type === "event" && game && game.version !== before?.version) {
+    const ended = msg.event?.kind === "ended";
+    if (ended && game.result?.reason === "aborted") {
+      view.abortReason = abortExplanation(before, Date.now() + view.serverOffsetMs, view.abortedByMe);
+    }
+    // Players hear their game; spectators watch in silence.
+    if (seatColors(game).length) {
+      const sound = soundForEvent(msg);
+      if (sound) sounds.play(sound);
+    }
+  }
   if (msg.type === "state") socket.lastVersion = game.version;
   else if (msg.type === "event") socket.sawVersion(game?.version);
   let animate = null;
@@ -456,7 +486,7 @@ function onSocketStatus(status) {
 // ---------------------------------------------------------------- page wiring
 
 function wireControls() {
-  $("#controls").addEventListener("click", (e) => {
+  const onAction = (e) => {
     const action = e.target.closest("[data-action]")?.dataset.action;
     if (!action) return;
     if (action === "resign") {
@@ -465,8 +495,10 @@ function wireControls() {
       return;
     }
     if (action === "takeback") view.selected = null;
+    if (action === "abort") view.abortedByMe = true;
     socket.send({ type: action });
-  });
+  };
+  for (const el of document.querySelectorAll("#controls, #controls-play")) el.addEventListener("click", onAction);
   $("#resign-yes").addEventListener("click", () => {
     socket.send({ type: "resign" });
     $("#confirm-resign").hidden = true;
@@ -511,7 +543,32 @@ function wireControls() {
     const text = await (await fetch(api.pgnUrl(gameId))).text();
     await copyText(text, "PGN copied.");
   });
-  $("#copy-link").addEventListener("click", () => copyText(location.href, "Link copied."));
+  $("#copy-link").addEventListener("click", () => copyText(location.href, "Link copied: anyone who opens it can watch."));
+  $("#copy-invite").addEventListener("click", () => copyText(location.href, "Invitation link copied: send it to your friend."));
+  const soundBtn = $("#sound-toggle");
+  const soundLabel = () => {
+    soundBtn.setAttribute("aria-pressed", String(!sounds.muted));
+    soundBtn.title = sounds.muted ? "Sounds off (click to turn on)" : "Sounds on (click to mute)";
+  };
+  soundLabel();
+  soundBtn.addEventListener("click", () => {
+    sounds.muted = !sounds.muted;
+    soundLabel();
+  });
+  // Keyboard hints make no sense to a finger.
+  document.addEventListener("pointerdown", (e) => {
+    const touch = e.pointerType === "touch";
+    if (touch !== view.touch) {
+      view.touch = touch;
+      if (view.game) renderStatus();
+    }
+  }, true);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && sessionStorage.getItem(STARTED_KEY) === gameId) {
+      sessionStorage.removeItem(STARTED_KEY);
+      if (view.game) render();
+    }
+  });
   const themeBtn = $("#theme-toggle");
   const label = () => (themeBtn.textContent = document.documentElement.dataset.theme === "classic" ? "Blue and pink pieces" : "Classic pieces");
   label();
@@ -549,10 +606,16 @@ async function main() {
     onStatus: onSocketStatus,
   });
   socket.connect();
+  trackHeaderHeight();
+  // A challenge of this person's started elsewhere: go there, unless busy playing here.
+  followLobby({
+    sounds,
+    stay: (startedId) => startedId === gameId || (view.game?.status === "playing" && seatColors(view.game).length > 0),
+  });
   setInterval(() => socket.trySend({ type: "ping", t: Date.now() }), PING_EVERY_MS);
   setInterval(() => view.game && renderDeadline(), 250);
   // For the end-to-end tests: a way to simulate a dropped network.
-  window.__chess = { socket, view };
+  window.__chess = { socket, view, sounds };
 }
 
 main();

@@ -10,3 +10,16 @@ export function showAccountLink(who, doc = document) {
   link.textContent = accountLinkText(who);
   link.title = who?.kind === "account" ? "Your account and rewards" : "Sign in or create an account";
 }
+
+/**
+ * Keeps `--header-h` on the root element equal to the site header's height
+ * (it wraps on narrow screens), so the game page can fit the board and both
+ * clocks in the window height.
+ */
+export function trackHeaderHeight(doc = document) {
+  const header = doc.querySelector("header.site");
+  if (!header) return;
+  const set = () => doc.documentElement.style.setProperty("--header-h", `${header.offsetHeight}px`);
+  set();
+  new ResizeObserver(set).observe(header);
+}

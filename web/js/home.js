@@ -5,9 +5,12 @@ import { ReconnectingSocket } from "./socket.js";
 import { resultText } from "./game-state.js";
 import { showAccountLink } from "./header.js";
 import { identityText } from "./account-text.js";
+import { goToStartedGame } from "./lobby-follow.js";
+import { Sounds } from "./sound.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
+const sounds = new Sounds();
 
 function notice(text) {
   const el = $("#home-notice");
@@ -40,8 +43,10 @@ function fillTimeSelects() {
     api.PRESETS.map((p) => `<option value="${p}">${p}</option>`).join("") +
     `<option value="corr">Correspondence</option><option value="custom">Custom…</option>`;
   $("#presets").innerHTML =
-    api.PRESETS.map((p) => `<button type="button" data-preset="${p}">${p}</button>`).join("") +
-    `<button type="button" data-preset="corr">Correspondence</button>`;
+    api.PRESETS.map(
+      (p) => `<button type="button" data-preset="${p}"><span class="tc">${p}</span><span class="speed">${api.speedName(api.timeControlFromPreset(p))}</span></button>`,
+    ).join("") +
+    `<button type="button" data-preset="corr"><span class="tc">∞</span><span class="speed">Correspondence</span></button>`;
 }
 
 function seekFormTimeControl(form) {
@@ -73,13 +78,15 @@ function renderSeeks() {
     .join("");
 }
 
+const MODE_TEXT = { online: "online", local: "one screen", computer: "computer" };
+
 function gameItem(g) {
   const white = g.players?.white?.name ?? "(open seat)";
   const black = g.players?.black?.name ?? "(open seat)";
   let state = g.status === "finished" ? resultText(g.result) : g.your_turn ? "Your move" : "Playing";
   if (g.status === "open") state = "Waiting for an opponent";
   return `<li class="${g.your_turn ? "your-turn" : ""}"><a href="${esc(g.url)}">${esc(white)} vs ${esc(black)}</a>
-    <span class="muted">${esc(api.timeControlText(g.time_control))} · ${esc(g.mode)} · ${g.moves} moves · ${esc(state)}</span></li>`;
+    <span class="muted">${esc(api.timeControlText(g.time_control, g.mode))} · ${esc(MODE_TEXT[g.mode] ?? g.mode)} · ${g.moves} moves · ${esc(state)}</span></li>`;
 }
 
 async function refreshLists() {
@@ -176,7 +183,10 @@ function wire() {
 function connectLobby() {
   const socket = new ReconnectingSocket(api.socketUrl("/api/lobby/socket"), {
     hello: () => ({ type: "ping", t: Date.now() }),
-    onStatus: (status) => ($("#lobby-state").textContent = status === "open" ? "· live" : status === "down" ? "· reconnecting…" : ""),
+    onStatus: (status) => {
+      document.body.dataset.lobby = status;
+      $("#lobby-state").textContent = status === "open" ? "· live" : status === "down" ? "· reconnecting…" : "";
+    },
     onMessage: (msg) => {
       if (msg.type === "seeks") {
         seeks.clear();
@@ -186,7 +196,7 @@ function connectLobby() {
       } else if (msg.type === "seek_removed") {
         seeks.delete(msg.seek_id);
       } else if (msg.type === "game_started") {
-        go(msg.url);
+        goToStartedGame(msg, { sounds });
         return;
       } else {
         return;

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  edgeCoordinates,
   piecesFromFen, boardModel, squaresInDrawOrder, neighbourSquare, squareLabel,
   capturedMaterial, applyUci, parseUci, turnFromFen,
 } from "../js/board.js";
@@ -130,4 +131,20 @@ test("parses UCI moves and refuses anything else", () => {
   assert.equal(parseUci("e7e8k"), null);
   assert.equal(parseUci("i1a1"), null);
   assert.equal(parseUci(undefined), null);
+});
+
+test("coordinates sit on the bottom row and left column as seen on screen", () => {
+  const printed = (orientation) =>
+    boardModel({ fen: "8/8/8/8/8/8/8/8 w - - 0 1", orientation })
+      .squares.filter((sq) => sq.coords.file || sq.coords.rank)
+      .map((sq) => `${sq.square}:${sq.coords.file ?? ""}${sq.coords.rank ?? ""}`);
+  assert.deepEqual(printed("white"), [
+    "a8:8", "a7:7", "a6:6", "a5:5", "a4:4", "a3:3", "a2:2",
+    "a1:a1", "b1:b", "c1:c", "d1:d", "e1:e", "f1:f", "g1:g", "h1:h",
+  ]);
+  assert.deepEqual(printed("black"), [
+    "h1:1", "h2:2", "h3:3", "h4:4", "h5:5", "h6:6", "h7:7",
+    "h8:h8", "g8:g", "f8:f", "e8:e", "d8:d", "c8:c", "b8:b", "a8:a",
+  ]);
+  assert.deepEqual(edgeCoordinates("e4", "white"), { file: null, rank: null });
 });

@@ -68,3 +68,24 @@ test("moving the clocks to other elements keeps the time counted so far", () => 
   assert.equal(flipped.black.textContent, "0:55");
   assert.equal(flipped.white.textContent, "1:00");
 });
+
+test("a running clock that falls into low time is reported once, again after an increment lifts it", () => {
+  let now = 0;
+  const frames = [];
+  const low = [];
+  const view = new ClockView({ white: new FakeElement(), black: new FakeElement() }, {
+    now: () => now, frame: (cb) => frames.push(cb), cancel: () => {}, onLow: (color) => low.push(color),
+  });
+  view.update({ white_ms: 21_000, black_ms: 5_000, running: "white" });
+  assert.deepEqual(low, [], "Black is low but not running; White is not low yet");
+  now = 1_500;
+  frames.shift()();
+  now = 1_600;
+  frames.shift()();
+  assert.deepEqual(low, ["white"], "once, not every frame");
+  now = 0;
+  view.update({ white_ms: 25_000, black_ms: 5_000, running: "black" });
+  assert.deepEqual(low, ["white", "black"]);
+  view.update({ white_ms: 19_000, black_ms: 5_000, running: "white" });
+  assert.deepEqual(low, ["white", "black", "white"], "White fell again after climbing out");
+});

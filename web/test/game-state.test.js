@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   applyServerMessage, availableControls, moveRows, positionAt, resultText, resultScore, seatColors,
+  abortExplanation, challengeTerms, offerText, statusText,
 } from "../js/game-state.js";
 
 const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -70,7 +71,7 @@ test("takeback, offers and the end are applied from events", () => {
     status: "finished", result: { winner: null, reason: "agreement" }, dests: {},
   }).game;
   assert.equal(game.status, "finished");
-  assert.equal(resultText(game.result), "Draw: draw by agreement");
+  assert.equal(resultText(game.result), "Draw by agreement");
 });
 
 test("private premove messages and redirects become effects", () => {
@@ -113,7 +114,7 @@ test("move rows pair White and Black moves", () => {
 test("result sentences for each kind of ending", () => {
   assert.equal(resultText({ winner: "black", reason: "checkmate" }), "Black wins by checkmate");
   assert.equal(resultText({ winner: "white", reason: "resignation" }), "White wins by resignation");
-  assert.equal(resultText({ winner: null, reason: "stalemate" }), "Draw: stalemate");
+  assert.equal(resultText({ winner: null, reason: "stalemate" }), "Draw by stalemate");
   assert.equal(resultText({ winner: null, reason: "timeout_vs_insufficient_material" }),
     "Draw: time out, but the opponent cannot checkmate");
   assert.equal(resultText({ winner: null, reason: "aborted" }), "Game aborted");
@@ -158,4 +159,47 @@ test("the first-move deadline is counted in whole seconds on the server's clock"
   assert.equal(firstMoveNotice(game, 120_000), "Black must make a first move within 0 s, or the game is aborted.");
   assert.equal(firstMoveNotice({ ...game, first_move_deadline: null }, 0), null);
   assert.equal(firstMoveNotice({ ...game, status: "finished" }, 0), null);
+});
+
+test("an aborted game offers a new game, not a rematch of a game that never started", () => {
+  const { game } = applyServerMessage(null, stateMsg({ moves: [], status: "finished", result: { winner: null, reason: "aborted" } }));
+  const c = availableControls(game);
+  assert.ok(c.newGame && !c.rematchOffer && !c.rematchAccept);
+  const played = availableControls({ ...game, result: { winner: "white", reason: "resignation" } });
+  assert.ok(played.rematchOffer && !played.newGame);
+});
+
+test("an abort says why: the missed first-move deadline, my abort, or the opponent's", () => {
+  const { game } = applyServerMessage(null, stateMsg({ moves: [{ uci: "e2e4", san: "e4" }], turn: "black", first_move_deadline: 50_000 }));
+  assert.equal(abortExplanation(game, 50_020, false), "Black (b) did not make a first move in time.");
+  assert.equal(abortExplanation(game, 20_000, false), "Your opponent aborted it before both sides had made their first move.");
+  assert.equal(abortExplanation(game, 50_020, true), "You aborted it before both sides had made their first move.");
+  assert.match(abortExplanation(null, 0, false), /before both sides had made their first move/);
+});
+
+test("the status keeps saying whose move it is while reviewing, and gives touch users no keyboard hint", () => {
+  const { game } = applyServerMessage(null, stateMsg({ premove: null }));
+  assert.equal(statusText(game), "Your move (white)");
+  assert.equal(statusText(game, { reviewPly: 1 }), "Your move (white) · Reviewing move 1 of 2 (End returns to the game)");
+  assert.equal(statusText(game, { reviewPly: 1, touch: true }), "Your move (white) · Reviewing move 1 of 2");
+  const waiting = { ...game, turn: "black", premove: { uci: "g1f3" } };
+  assert.equal(statusText(waiting), "Black to move · premove g1–f3 ready (Escape clears it)");
+  assert.equal(statusText(waiting, { touch: true }), "Black to move · premove g1–f3 ready (tap an empty square to clear it)");
+  assert.equal(statusText({ ...game, status: "finished", result: { winner: null, reason: "agreement" } }), "Draw by agreement");
+});
+
+test("offers name the player who made them; one screen names the colour", () => {
+  const { game } = applyServerMessage(null, stateMsg({ offers: { draw: "black", rematch: null } }));
+  assert.equal(offerText(game), "b offers a draw.");
+  assert.equal(offerText({ ...game, offers: { draw: "white", rematch: null } }), "You offered a draw.");
+  const over = { ...game, status: "finished", offers: { draw: null, rematch: "black" } };
+  assert.equal(offerText(over), "b offers a rematch.");
+  assert.equal(offerText({ ...over, mode: "local", seat: "none" }), "Black offers a rematch.");
+});
+
+test("a waiting challenge states its time control and the creator's colour", () => {
+  const { game } = applyServerMessage(null, stateMsg({ status: "open", seat: "black" }));
+  assert.equal(challengeTerms(game), "1+0 · you play Black");
+  assert.equal(challengeTerms({ ...game, time_control: { kind: "correspondence" } }), "Correspondence · you play Black");
+  assert.equal(challengeTerms({ ...game, mode: "computer", time_control: { kind: "correspondence" } }), "No clock · you play Black");
 });

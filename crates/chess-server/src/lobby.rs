@@ -42,7 +42,7 @@ enum LobbyNotice {
         seek_id: Uuid,
     },
     Started {
-        seek_id: Uuid,
+        seek_id: Option<Uuid>,
         game_id: Uuid,
         owner: Uuid,
     },
@@ -60,8 +60,10 @@ struct NodeNotice {
 enum LobbyEvent {
     Added(OpenSeek),
     Removed(Uuid),
+    /// A game started from `owner`'s seek, or from their challenge link
+    /// (`seek_id` is then `None`): `owner` is taken to it.
     Started {
-        seek_id: Uuid,
+        seek_id: Option<Uuid>,
         game_id: Uuid,
         owner: Uuid,
     },
@@ -364,12 +366,24 @@ impl Lobby {
             .await?;
         self.publish(LobbyEvent::Removed(seek.row.id)).await;
         self.publish(LobbyEvent::Started {
-            seek_id: seek.row.id,
+            seek_id: Some(seek.row.id),
             game_id: live.id,
             owner: seek.player.id,
         })
         .await;
         Ok(live.id)
+    }
+
+    /// Someone took the empty seat of `creator`'s challenge link: the creator's
+    /// lobby sockets (any page of the site) are told, so they go to the game
+    /// instead of waiting on a page that never hears of it.
+    pub async fn challenge_accepted(&self, game_id: Uuid, creator: Uuid) {
+        self.publish(LobbyEvent::Started {
+            seek_id: None,
+            game_id,
+            owner: creator,
+        })
+        .await;
     }
 
     /// `player` cancels their seek `id`.
@@ -470,9 +484,15 @@ impl Lobby {
                 event = events.recv() => match event {
                     Ok(LobbyEvent::Added(seek)) => Some(serde_json::json!({ "type": "seek_added", "seek": seek.view(viewer) })),
                     Ok(LobbyEvent::Removed(seek_id)) => Some(serde_json::json!({ "type": "seek_removed", "seek_id": seek_id })),
-                    Ok(LobbyEvent::Started { seek_id, game_id, owner }) => (viewer == Some(owner)).then(|| serde_json::json!({
-                        "type": "game_started", "seek_id": seek_id, "game_id": game_id, "url": format!("/game/{game_id}"),
-                    })),
+                    Ok(LobbyEvent::Started { seek_id, game_id, owner }) => (viewer == Some(owner)).then(|| {
+                        let mut message = serde_json::json!({
+                            "type": "game_started", "game_id": game_id, "url": format!("/game/{game_id}"),
+                        });
+                        if let Some(seek_id) = seek_id {
+                            message["seek_id"] = serde_json::json!(seek_id);
+                        }
+                        message
+                    }),
                     Err(broadcast::error::RecvError::Lagged(_)) => match self.seeks(viewer).await {
                         Ok(seeks) => Some(serde_json::json!({ "type": "seeks", "seeks": seeks })),
                         Err(_) => return,

@@ -12,7 +12,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use chess_engine::Level;
 use chess_game::GameSpec;
-use chess_rules::Color;
+use chess_rules::{ByColor, Color};
 use serde::Deserialize;
 use serde_json::json;
 use uuid::Uuid;
@@ -461,11 +461,16 @@ async fn join_challenge(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let viewer = identity.id;
-    let (seat, status, mode) = inspect_game(&state, id, move |entry| {
+    let (seat, status, mode, seats) = inspect_game(&state, id, move |entry| {
+        let seats = ByColor {
+            white: entry.row.white_id,
+            black: entry.row.black_id,
+        };
         (
             entry.seat_of(Some(viewer)),
             entry.row.status,
             entry.row.mode,
+            seats,
         )
     })
     .await?;
@@ -498,7 +503,14 @@ async fn join_challenge(
     }
     let player = player_of(&state, &identity).await?;
     match state.hub.join(id, player).await {
-        Ok(Some(color)) => Ok(Json(json!({ "game_id": id, "color": color })).into_response()),
+        Ok(Some(color)) => {
+            // The challenge's creator may be waiting on any page: their lobby
+            // sockets take them to the game.
+            if let Some(creator) = *seats.get(color.other()) {
+                state.lobby.challenge_accepted(id, creator).await;
+            }
+            Ok(Json(json!({ "game_id": id, "color": color })).into_response())
+        }
         Ok(None) => Err(ApiError::game_not_found()),
         Err(JoinError::Taken) => Err(taken()),
         Err(JoinError::Store(error)) => Err(error.into()),

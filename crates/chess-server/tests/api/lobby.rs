@@ -1,5 +1,7 @@
 //! The lobby, challenge links and the game lists.
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use crate::helpers::{TestApp, clock, correspondence};
@@ -132,6 +134,43 @@ on_both_backends!(
         assert_eq!(
             (status, body["error"]["code"].as_str()),
             (409, Some("seat_taken"))
+        );
+    }
+);
+
+on_both_backends!(
+    challenge_creator_is_told_when_the_friend_joins,
+    |app: TestApp| async move {
+        let (alice, bob, carol) = (app.guest().await, app.guest().await, app.guest().await);
+        // Alice waits on a page that is not the game's (her lobby socket is
+        // open on every page); Carol is another lobby watcher.
+        let mut alice_lobby = app
+            .try_socket("/api/lobby/socket", Some(&alice), None)
+            .await
+            .expect("lobby socket");
+        let mut carol_lobby = app
+            .try_socket("/api/lobby/socket", Some(&carol), None)
+            .await
+            .expect("lobby socket");
+        alice_lobby.recv_type("seeks").await;
+        carol_lobby.recv_type("seeks").await;
+        let game_id = app
+            .create_challenge(&alice, clock(300_000, 0), "white", None)
+            .await;
+        let (status, body) = app.join_game(&bob, &game_id).await;
+        assert_eq!((status, body["color"].as_str()), (200, Some("black")));
+
+        let started = alice_lobby.recv_type("game_started").await;
+        assert_eq!(started["game_id"], game_id.as_str());
+        assert_eq!(started["url"], format!("/game/{game_id}").as_str());
+        assert!(
+            started.get("seek_id").is_none(),
+            "no seek behind a challenge: {started}"
+        );
+        assert_eq!(
+            carol_lobby.try_recv(Duration::from_millis(300)).await,
+            None,
+            "only the challenge's creator is told"
         );
     }
 );
