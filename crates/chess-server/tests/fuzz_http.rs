@@ -8,10 +8,11 @@
 //! CI runs proptest's default number of cases; the long run sets
 //! `PROPTEST_CASES` (see docs/reliability.md).
 
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use chess_server::{Application, Settings};
 use proptest::prelude::*;
+use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -54,11 +55,12 @@ struct Fixture {
     base_url: String,
     /// A guest's cookie and a signed-in account's cookie.
     cookies: [String; 2],
+    folder: PathBuf,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
-fn fixture() -> &'static Fixture {
-    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
-    FIXTURE.get_or_init(|| {
+impl Fixture {
+    fn start() -> Fixture {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -69,14 +71,16 @@ fn fixture() -> &'static Fixture {
         let mut settings = Settings::defaults();
         settings.port = 0;
         settings.database_url = format!("sqlite://{}", folder.join("chess.db").display());
-        settings.data_dir = folder;
+        settings.data_dir = folder.clone();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let base_url = runtime.block_on(async {
             let app = Application::build(settings)
                 .await
                 .expect("the server starts");
             let base_url = format!("http://127.0.0.1:{}", app.port());
-            // Runs until the test process ends.
-            tokio::spawn(app.run_until_stopped(std::future::pending()));
+            tokio::spawn(app.run_until_stopped(async {
+                let _ = stopped.await;
+            }));
             base_url
         });
         let http = reqwest::Client::new();
@@ -100,8 +104,19 @@ fn fixture() -> &'static Fixture {
             http,
             base_url,
             cookies,
+            folder,
+            stop: Some(stop),
         }
-    })
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
 }
 
 fn cookie(response: &reqwest::Response, name: &str) -> String {
@@ -201,36 +216,71 @@ fn body(valid: &'static str) -> impl Strategy<Value = String> {
     ]
 }
 
-proptest! {
-    #[test]
-    fn refused_bodies_get_a_code_and_change_nothing(
-        (endpoint, body) in (0..ENDPOINTS.len()).prop_flat_map(|i| (Just(i), body(ENDPOINTS[i].1))),
-        as_account in any::<bool>(),
-        content_type in prop::sample::select(&["application/json", "text/plain", ""][..]),
-    ) {
-        let fixture = fixture();
-        let (path, _) = ENDPOINTS[endpoint];
-        let cookie = &fixture.cookies[usize::from(as_account)];
-        let (status, answer, before, after) = fixture.runtime.block_on(async {
-            let before = snapshot(fixture, cookie).await;
-            let mut request = fixture
-                .http
-                .post(format!("{}{path}", fixture.base_url))
-                .header("cookie", cookie)
-                .body(body.clone());
-            if !content_type.is_empty() {
-                request = request.header("content-type", content_type);
-            }
-            let response = request.send().await.expect("the server answers");
-            let status = response.status();
-            let answer: Value = response.json().await.unwrap_or(Value::Null);
-            let after = snapshot(fixture, cookie).await;
-            (status, answer, before, after)
-        });
-        prop_assert!(!status.is_server_error(), "{path} {body:?}: {status} {answer}");
-        if status.is_client_error() {
-            prop_assert!(answer["error"]["code"].is_string(), "{path} {body:?}: {status} {answer}");
-            prop_assert_eq!(&before, &after, "{} {:?} was refused ({}) but changed something", path, body, answer);
+/// One case: POST `body` to endpoint `endpoint`; a refusal must carry a
+/// code and change nothing, and nothing may fail on the server.
+fn check_case(
+    fixture: &Fixture,
+    endpoint: usize,
+    body: &str,
+    as_account: bool,
+    content_type: &str,
+) -> Result<(), TestCaseError> {
+    let (path, _) = ENDPOINTS[endpoint];
+    let cookie = &fixture.cookies[usize::from(as_account)];
+    let (status, answer, before, after) = fixture.runtime.block_on(async {
+        let before = snapshot(fixture, cookie).await;
+        let mut request = fixture
+            .http
+            .post(format!("{}{path}", fixture.base_url))
+            .header("cookie", cookie)
+            .body(body.to_owned());
+        if !content_type.is_empty() {
+            request = request.header("content-type", content_type);
         }
+        let response = request.send().await.expect("the server answers");
+        let status = response.status();
+        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        let after = snapshot(fixture, cookie).await;
+        (status, answer, before, after)
+    });
+    prop_assert!(
+        !status.is_server_error(),
+        "{path} {body:?}: {status} {answer}"
+    );
+    if status.is_client_error() {
+        prop_assert!(
+            answer["error"]["code"].is_string(),
+            "{path} {body:?}: {status} {answer}"
+        );
+        prop_assert_eq!(
+            &before,
+            &after,
+            "{} {:?} was refused ({}) but changed something",
+            path,
+            body,
+            answer
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn refused_bodies_get_a_code_and_change_nothing() {
+    // One server for every case (proptest's config, PROPTEST_CASES included,
+    // decides how many), stopped and removed at the end.
+    let fixture = Fixture::start();
+    let cases = (
+        (0..ENDPOINTS.len()).prop_flat_map(|i| (Just(i), body(ENDPOINTS[i].1))),
+        any::<bool>(),
+        prop::sample::select(&["application/json", "text/plain", ""][..]),
+    );
+    let outcome = TestRunner::new(ProptestConfig::default()).run(
+        &cases,
+        |((endpoint, body), as_account, content_type)| {
+            check_case(&fixture, endpoint, &body, as_account, content_type)
+        },
+    );
+    if let Err(failure) = outcome {
+        panic!("{failure}");
     }
 }
