@@ -14,6 +14,8 @@
 
 #[path = "crash/client.rs"]
 mod client;
+#[path = "crash/cluster.rs"]
+mod cluster;
 #[path = "crash/config.rs"]
 mod config;
 #[path = "crash/game.rs"]

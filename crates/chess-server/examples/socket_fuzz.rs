@@ -136,7 +136,7 @@ async fn main() -> ExitCode {
 async fn fuzz(args: &Args) -> Result<Tally, String> {
     let folder = std::env::temp_dir().join(format!("chess-socket-fuzz-{}", Uuid::new_v4()));
     std::fs::create_dir_all(&folder).map_err(|e| e.to_string())?;
-    let database = Database::create(args.backend, &folder)
+    let database = Database::create(args.backend, &folder, None)
         .await
         .map_err(|e| e.to_string())?;
     let binary = args.server.clone().unwrap_or_else(server::default_binary);

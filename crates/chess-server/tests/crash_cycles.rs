@@ -7,6 +7,8 @@
 
 #[path = "../examples/crash/client.rs"]
 mod client;
+#[path = "../examples/crash/cluster.rs"]
+mod cluster;
 #[path = "../examples/crash/config.rs"]
 mod config;
 #[path = "../examples/crash/game.rs"]
@@ -106,6 +108,11 @@ fn bad_flags_are_refused() {
     assert_eq!(
         parse(&["--kill-after-min-ms", "900", "--kill-after-max-ms", "100"]).err(),
         Some(ConfigError::KillWindow)
+    );
+    assert_eq!(
+        parse(&["--fault", "restart-database"]).err(),
+        Some(ConfigError::FaultNeedsPostgres),
+        "database faults need a Postgres cluster of the run's own"
     );
     assert_eq!(
         parse(&["--tolerate", "everything"]).err(),

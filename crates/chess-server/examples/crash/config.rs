@@ -63,9 +63,24 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     pub tolerate: Vec<String>,
 
+    /// What happens at the random moment: the server is killed (SIGKILL), or,
+    /// on a Postgres cluster the tool starts itself, the database is stopped
+    /// (`-m immediate`) and started again, or its backends are terminated in a
+    /// storm, while the server keeps running.
+    #[arg(long, value_enum, default_value_t = Fault::KillServer)]
+    pub fault: Fault,
+
     /// Keep the data folder (logs, SQLite file) or Postgres database at the end.
     #[arg(long)]
     pub keep: bool,
+}
+
+/// What the tool does to the system at the random moment of each cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fault {
+    KillServer,
+    RestartDatabase,
+    TerminateBackends,
 }
 
 /// Checked settings of one run.
@@ -79,6 +94,7 @@ pub struct Config {
     pub kill_after: (Duration, Duration),
     pub think: Duration,
     pub tolerate: Vec<String>,
+    pub fault: Fault,
     pub keep: bool,
 }
 
@@ -92,6 +108,8 @@ pub enum ConfigError {
         max: u64,
         value: u64,
     },
+    #[error("database faults need --backend postgres")]
+    FaultNeedsPostgres,
     #[error("--kill-after-min-ms must not exceed --kill-after-max-ms")]
     KillWindow,
     #[error(
@@ -114,6 +132,9 @@ impl Config {
         };
         if !server.is_file() {
             return Err(ConfigError::NoServer(server));
+        }
+        if args.fault != Fault::KillServer && args.backend != Backend::Postgres {
+            return Err(ConfigError::FaultNeedsPostgres);
         }
         if args.kill_after_min_ms > args.kill_after_max_ms {
             return Err(ConfigError::KillWindow);
@@ -147,6 +168,7 @@ impl Config {
             ),
             think: Duration::from_millis(in_range("think-ms", args.think_ms, 0, 10_000)?),
             tolerate: args.tolerate,
+            fault: args.fault,
             keep: args.keep,
         })
     }

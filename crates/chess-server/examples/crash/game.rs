@@ -50,6 +50,8 @@ pub struct Record {
     pub result: Option<Value>,
     /// A seat's move is waiting for its `ack`.
     pub pending: [bool; 2],
+    /// Moves `(ply, uci)` refused because the database was away.
+    pub refused: HashSet<(usize, String)>,
 }
 
 impl Tracked {
@@ -140,6 +142,24 @@ impl Record {
 pub struct Behaviour {
     /// Longest pause before acting.
     pub think: Duration,
+    /// The database is made to fail: a refusal that says the server could
+    /// not store (see [`DATABASE_AWAY`]) is expected, and a refused move is
+    /// sent again until it is stored.
+    pub database_faults: bool,
+}
+
+/// Codes a server may answer while its database is away: nothing was
+/// stored, try again.
+pub const DATABASE_AWAY: &[&str] = &["internal", "busy", "unavailable", "database_unavailable"];
+
+/// The counter for a refusal code met while the database was away.
+fn refusal_counter(code: &str) -> &'static str {
+    match code {
+        "internal" => "refusal_code_internal",
+        "busy" => "refusal_code_busy",
+        "unavailable" => "refusal_code_unavailable",
+        _ => "refusal_code_database_unavailable",
+    }
 }
 
 /// Codes the server may rightly answer to the tool's non-move actions: the
@@ -177,6 +197,8 @@ pub struct Seat {
     pending: Option<Value>,
     /// The latest `state` or `event`: what the seat acts on first in `play`.
     latest: Option<Value>,
+    /// The last message sent, to send again if the database was away.
+    last_sent: Option<Value>,
 }
 
 /// Why a seat stopped playing.
@@ -212,6 +234,7 @@ impl Seat {
             premoved_at: None,
             pending: None,
             latest: None,
+            last_sent: None,
         }
     }
 
@@ -399,6 +422,32 @@ impl Seat {
             }
             return Ok(());
         }
+        if self.behaviour.database_faults && DATABASE_AWAY.contains(&code) {
+            self.recorder.count(refusal_counter(code));
+            if reply_to == "move" {
+                self.recorder.count("moves_refused_database_away");
+                if let Some(sent) = &self.pending
+                    && let (Some(ply), Some(uci)) = (sent["ply"].as_u64(), sent["uci"].as_str())
+                {
+                    let ply = usize::try_from(ply).unwrap_or(usize::MAX);
+                    self.game.record().refused.insert((ply, uci.to_owned()));
+                }
+            }
+            // Nothing was stored: the same message again, a little later
+            // (a resignation or an accepted draw the game waits for, too).
+            let resend = match reply_to {
+                "move" => self.pending.clone(),
+                _ => self
+                    .last_sent
+                    .clone()
+                    .filter(|sent| sent["type"] == reply_to),
+            };
+            if let Some(resend) = resend {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                self.send(&resend).await;
+            }
+            return Ok(());
+        }
         if reply_to == "move" {
             self.pending = None;
             self.game.record().pending[self.seat] = false;
@@ -508,6 +557,9 @@ impl Seat {
 
     /// Sends a message; a failure shows as the connection closing on the next read.
     async fn send(&mut self, message: &Value) {
+        if message["type"] != "move" {
+            self.last_sent = Some(message.clone());
+        }
         let _ = self.socket.send(message).await;
     }
 }

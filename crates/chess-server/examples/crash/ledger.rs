@@ -174,18 +174,14 @@ pub async fn check(database_url: &str, games: &[Value], recorder: &Recorder) {
         let game_id = state["game_id"].as_str().unwrap_or_default();
         let paid = per_game.get(game_id).map_or(&[][..], Vec::as_slice);
         match winner_to_pay(state) {
-            Some(winner) => {
-                if paid.len() != 1 || paid[0].account_id != winner {
-                    recorder.fail(
-                        "ledger",
-                        game_id,
-                        format!(
-                            "a decisive win of account {winner} between two accounts has entries {:?}",
-                            paid.iter().map(|e| &e.account_id).collect::<Vec<_>>()
-                        ),
-                    );
-                }
-            }
+            Some(winner) if paid.len() != 1 || paid[0].account_id != winner => recorder.fail(
+                "ledger",
+                game_id,
+                format!(
+                    "a decisive win of account {winner} between two accounts has entries {:?}",
+                    paid.iter().map(|e| &e.account_id).collect::<Vec<_>>()
+                ),
+            ),
             None if !paid.is_empty() => recorder.fail(
                 "ledger",
                 game_id,
@@ -194,7 +190,7 @@ pub async fn check(database_url: &str, games: &[Value], recorder: &Recorder) {
                     state["result"]
                 ),
             ),
-            None => {}
+            _ => {}
         }
     }
 }

@@ -80,6 +80,16 @@ impl Recorder {
         self.add(name, 1);
     }
 
+    /// Counter `name` so far.
+    pub fn count_of(&self, name: &str) -> u64 {
+        self.counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Adds `n` to counter `name`.
     pub fn add(&self, name: &'static str, n: u64) {
         *self
@@ -178,7 +188,7 @@ impl fmt::Display for Report {
         let kills = self.count("kills");
         writeln!(
             f,
-            "cycles:    {kills} kills ({} during start-up), {} starts, downtime mean {} ms max {} ms, {:.1} s in all",
+            "cycles:    {kills} faults (and {} kills during start-up), {} starts, downtime mean {} ms max {} ms, {:.1} s in all",
             self.count("startup_kills"),
             self.count("starts"),
             self.downtime_total_ms / kills.max(1),
@@ -199,6 +209,22 @@ impl fmt::Display for Report {
             self.count("moves_unacked"),
             self.count("moves_stored_unacked")
         )?;
+        if self.count("moves_refused_database_away") + self.count("backends_terminated") > 0 {
+            writeln!(
+                f,
+                "database:  {} backends terminated, {} moves refused while it was away (codes: {}), resent until stored; {} refused moves found stored before their resend was answered",
+                self.count("backends_terminated"),
+                self.count("moves_refused_database_away"),
+                self.counts
+                    .iter()
+                    .filter_map(|(name, n)| name
+                        .strip_prefix("refusal_code_")
+                        .map(|code| format!("{code} {n}")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.count("moves_refused_but_stored")
+            )?;
+        }
         writeln!(
             f,
             "actions:   {} premoves set ({} played), {} draw offers ({} accepted), {} resignations",

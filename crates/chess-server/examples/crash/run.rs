@@ -15,7 +15,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::client::{Api, CallError, Person};
-use crate::config::{Backend, Config};
+use crate::cluster::Cluster;
+use crate::config::{Backend, Config, Fault};
 use crate::game::{Behaviour, COLORS, Seat, Tracked};
 use crate::report::{Recorder, Report};
 use crate::server::{Database, ServerError, ServerProcess};
@@ -28,6 +29,9 @@ const ACCOUNTS: usize = 4;
 const ACCOUNT_GAME_SHARE: f64 = 0.5;
 /// Chance that a restart is itself killed during start-up (recovery included).
 const STARTUP_KILL_CHANCE: f64 = 0.15;
+/// Longest the server may take to acknowledge moves again after the
+/// database came back.
+const RECOVERY_WITHIN: Duration = Duration::from_secs(10);
 /// Longest the seats may take to notice the kill.
 const SEATS_STOP_WITHIN: Duration = Duration::from_secs(30);
 
@@ -38,6 +42,8 @@ pub enum RunError {
     Server(#[from] ServerError),
     #[error("setting up the run: {0}")]
     Setup(String),
+    #[error("the run's own Postgres cluster: {0}")]
+    Cluster(#[from] crate::cluster::ClusterError),
 }
 
 /// Runs the cycles described by `config` and returns what was found.
@@ -50,12 +56,23 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
         path: folder.clone(),
         source,
     })?;
-    let database = Database::create(config.backend, &folder).await?;
+    // Database faults need a cluster of the run's own: the shared one is
+    // never restarted.
+    let cluster = match config.fault {
+        Fault::KillServer => None,
+        Fault::RestartDatabase | Fault::TerminateBackends => Some(Cluster::start(&folder)?),
+    };
+    let admin_url = cluster.as_ref().map(|cluster| cluster.url("postgres"));
+    let database = Database::create(config.backend, &folder, admin_url).await?;
     let recorder = Arc::new(Recorder::default());
     let started = Instant::now();
-    let outcome = cycles(config, &folder, &database.url, &recorder).await;
+    let faults = Faults {
+        cluster: cluster.as_ref(),
+        database: database.name(),
+    };
+    let outcome = cycles(config, &folder, &database.url, faults, &recorder).await;
     let label = format!(
-        "{} ({}), {} cycles, {} games at once, seed {}, kill {}..{} ms after resuming, think up to {} ms",
+        "{} ({}), {} cycles, {} games at once, seed {}, {:?} {}..{} ms after resuming, think up to {} ms",
         match config.backend {
             Backend::Sqlite => "sqlite",
             Backend::Postgres => "postgres",
@@ -64,6 +81,7 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
         config.cycles,
         config.games,
         config.seed,
+        config.fault,
         config.kill_after.0.as_millis(),
         config.kill_after.1.as_millis(),
         config.think.as_millis()
@@ -77,15 +95,25 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
         );
     } else {
         database.remove().await;
+        drop(cluster);
         let _ = std::fs::remove_dir_all(&folder);
     }
     outcome.map(|()| report)
+}
+
+/// The run's own Postgres cluster and the server's database in it, for the
+/// database faults.
+#[derive(Clone, Copy, Debug)]
+struct Faults<'a> {
+    cluster: Option<&'a Cluster>,
+    database: &'a str,
 }
 
 async fn cycles(
     config: &Config,
     folder: &std::path::Path,
     database_url: &str,
+    faults: Faults<'_>,
     recorder: &Arc<Recorder>,
 ) -> Result<(), RunError> {
     let mut server = ServerProcess::new(
@@ -112,7 +140,10 @@ async fn cycles(
     let mut rng = StdRng::seed_from_u64(config.seed);
     let behaviour = Behaviour {
         think: config.think,
+        database_faults: config.fault != Fault::KillServer,
     };
+    // After a server kill every socket is gone, so premoves must be too.
+    let premoves_dropped = config.fault == Fault::KillServer;
     let mut all: Vec<Arc<Tracked>> = Vec::new();
     let mut live: Vec<Arc<Tracked>> = Vec::new();
     for cycle in 0..config.cycles {
@@ -126,7 +157,7 @@ async fn cycles(
             all.push(Arc::clone(&game));
             live.push(game);
         }
-        let seats = resume_all(&api, &live, behaviour, &mut rng, recorder).await;
+        let seats = resume_all(&api, &live, behaviour, premoves_dropped, &mut rng, recorder).await;
         let killed = Arc::new(AtomicBool::new(false));
         let mut playing = JoinSet::new();
         for seat in seats {
@@ -141,22 +172,45 @@ async fn cycles(
                 "the server process ended by itself while games were played",
             );
         }
-        killed.store(true, Ordering::SeqCst);
-        server.kill();
         let down_since = Instant::now();
-        recorder.count("kills");
-        let stopped = async { while playing.join_next().await.is_some() {} };
-        if tokio::time::timeout(SEATS_STOP_WITHIN, stopped)
-            .await
-            .is_err()
-        {
-            recorder.fail(
-                "protocol",
-                "-",
-                "players still connected long after the kill",
-            );
+        match (config.fault, faults.cluster) {
+            (Fault::RestartDatabase, Some(cluster)) => {
+                cluster.stop_immediately()?;
+                tokio::time::sleep(Duration::from_millis(rng.random_range(300..=2_000))).await;
+                cluster.start_again()?;
+                if !recover(&mut server, &http, &mut playing, &killed, recorder).await? {
+                    describe_stall(&api, &live, recorder).await;
+                }
+            }
+            (Fault::TerminateBackends, Some(cluster)) => {
+                // A storm: every connection of the server, ten times in a second.
+                for _ in 0..10 {
+                    let terminated = cluster.terminate_backends(faults.database).await?;
+                    recorder.add("backends_terminated", terminated);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                if !recover(&mut server, &http, &mut playing, &killed, recorder).await? {
+                    describe_stall(&api, &live, recorder).await;
+                }
+            }
+            _ => {
+                killed.store(true, Ordering::SeqCst);
+                server.kill();
+                let stopped = async { while playing.join_next().await.is_some() {} };
+                if tokio::time::timeout(SEATS_STOP_WITHIN, stopped)
+                    .await
+                    .is_err()
+                {
+                    recorder.fail(
+                        "protocol",
+                        "-",
+                        "players still connected long after the kill",
+                    );
+                }
+                restart(&mut server, &http, &mut rng, recorder).await?;
+            }
         }
-        restart(&mut server, &http, &mut rng, recorder).await?;
+        recorder.count("kills");
         recorder.downtime(down_since.elapsed());
         live.retain(|game| !game.is_finished());
         eprintln!(
@@ -168,7 +222,7 @@ async fn cycles(
         );
     }
     // The last restart is checked too; nobody plays on.
-    for seat in resume_all(&api, &live, behaviour, &mut rng, recorder).await {
+    for seat in resume_all(&api, &live, behaviour, premoves_dropped, &mut rng, recorder).await {
         seat.close().await;
     }
     let mut states = Vec::new();
@@ -186,6 +240,64 @@ async fn cycles(
         recorder.fail("panic", "-", line);
     }
     Ok(())
+}
+
+/// After a database fault: the server answers `/healthz` again by itself and
+/// acknowledges moves again (within [`RECOVERY_WITHIN`]); then the players
+/// leave, for the games to be checked.
+async fn recover(
+    server: &mut ServerProcess,
+    http: &reqwest::Client,
+    playing: &mut JoinSet<crate::game::SeatEnd>,
+    killed: &AtomicBool,
+    recorder: &Recorder,
+) -> Result<bool, ServerError> {
+    server.wait_healthy(http).await?;
+    let acked = recorder.count_of("moves_acked");
+    let deadline = Instant::now() + RECOVERY_WITHIN;
+    loop {
+        // Players whose games ended are done: reap them, so that only games
+        // still in play are waited for.
+        while playing.try_join_next().is_some() {}
+        if recorder.count_of("moves_acked") != acked || playing.is_empty() {
+            break;
+        }
+        if Instant::now() > deadline {
+            recorder.fail(
+                "protocol",
+                "-",
+                format!("no move was acknowledged within {RECOVERY_WITHIN:?} after the database came back"),
+            );
+            killed.store(true, Ordering::SeqCst);
+            playing.shutdown().await;
+            return Ok(false);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    killed.store(true, Ordering::SeqCst);
+    playing.shutdown().await;
+    Ok(true)
+}
+
+/// After a stall: where each game stands, as the server and its players see it.
+async fn describe_stall(api: &Api, live: &[Arc<Tracked>], recorder: &Recorder) {
+    for game in live {
+        let record = game.record().clone();
+        let served = api.state(&game.id, None).await.unwrap_or_default();
+        recorder.fail(
+            "protocol",
+            &game.id,
+            format!(
+                "stalled: {} moves stored, {} confirmed to the players, status {}, turn {}, moves awaiting an ack (white, black) {:?}, result known {}",
+                served["moves"].as_array().map_or(0, Vec::len),
+                record.confirmed.len(),
+                served["status"],
+                served["turn"],
+                record.pending,
+                record.result.is_some()
+            ),
+        );
+    }
 }
 
 /// Starts the server again on the same data, sometimes killing it once more
@@ -261,6 +373,7 @@ async fn resume_all(
     api: &Api,
     games: &[Arc<Tracked>],
     behaviour: Behaviour,
+    premoves_dropped: bool,
     rng: &mut StdRng,
     recorder: &Arc<Recorder>,
 ) -> Vec<Seat> {
@@ -268,7 +381,9 @@ async fn resume_all(
     for game in games {
         let seeds = [rng.random::<u64>(), rng.random::<u64>()];
         let (api, game, recorder) = (api.clone(), Arc::clone(game), Arc::clone(recorder));
-        resuming.spawn(async move { resume(&api, game, seeds, behaviour, &recorder).await });
+        resuming.spawn(async move {
+            resume(&api, game, seeds, behaviour, premoves_dropped, &recorder).await
+        });
     }
     let mut seats = Vec::new();
     while let Some(resumed) = resuming.join_next().await {
@@ -284,6 +399,7 @@ async fn resume(
     game: Arc<Tracked>,
     seeds: [u64; 2],
     behaviour: Behaviour,
+    premoves_dropped: bool,
     recorder: &Arc<Recorder>,
 ) -> Vec<Seat> {
     let before = game.record().clone();
@@ -304,7 +420,7 @@ async fn resume(
     if !before.confirmed.is_empty() {
         recorder.count("games_resumed");
     }
-    verify::after_restart(&game.id, &before, &states, recorder);
+    verify::after_restart(&game.id, &before, &states, premoves_dropped, recorder);
     let mut seats = Vec::new();
     for (seat, state) in states.iter().enumerate() {
         let socket = match api.socket(&game.id, &game.people[seat]).await {

@@ -75,9 +75,16 @@ impl Database {
     ///
     /// # Errors
     /// [`ServerError::Postgres`] when the Postgres database cannot be made.
-    pub async fn create(backend: Backend, folder: &Path) -> Result<Database, ServerError> {
-        let admin_url = std::env::var("TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| DEFAULT_POSTGRES_ADMIN_URL.to_owned());
+    /// Postgres databases are made at `admin_url`, default `TEST_POSTGRES_URL`.
+    pub async fn create(
+        backend: Backend,
+        folder: &Path,
+        admin_url: Option<String>,
+    ) -> Result<Database, ServerError> {
+        let admin_url = admin_url.unwrap_or_else(|| {
+            std::env::var("TEST_POSTGRES_URL")
+                .unwrap_or_else(|_| DEFAULT_POSTGRES_ADMIN_URL.to_owned())
+        });
         match backend {
             Backend::Sqlite => Ok(Database {
                 url: format!("sqlite://{}", folder.join("chess.db").display()),
@@ -104,6 +111,12 @@ impl Database {
                 })
             }
         }
+    }
+
+    /// The Postgres database's name (empty for SQLite).
+    #[allow(dead_code)] // Not every tool that includes this module needs it.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Drops a Postgres database (an SQLite file goes with its folder);

@@ -16,7 +16,15 @@ pub const CLOCK_TOLERANCE_MS: u64 = 10;
 
 /// Checks the game `game` after a restart. `before` is what its clients knew
 /// when the server was killed, `states` what each seat is served now.
-pub fn after_restart(game: &str, before: &Record, states: &[Value; 2], recorder: &Recorder) {
+/// `premoves_dropped`: every socket was closed by the server's death, so no
+/// premove may remain (not so when only the database failed).
+pub fn after_restart(
+    game: &str,
+    before: &Record,
+    states: &[Value; 2],
+    premoves_dropped: bool,
+    recorder: &Recorder,
+) {
     for (seat, state) in states.iter().enumerate() {
         let color = COLORS[seat];
         let version = state["version"].as_u64().unwrap_or(0);
@@ -35,7 +43,7 @@ pub fn after_restart(game: &str, before: &Record, states: &[Value; 2], recorder:
         }
         // A restart closes every socket, and a premove lives only while its
         // player is connected.
-        if let Some(uci) = state["premove"]["uci"].as_str() {
+        if premoves_dropped && let Some(uci) = state["premove"]["uci"].as_str() {
             recorder.fail(
                 "premove_kept",
                 game,
@@ -91,6 +99,11 @@ fn moves_kept(game: &str, before: &Record, stored: &[&str], recorder: &Recorder)
         let sent = before.sent.contains(&(ply, (*uci).to_owned()));
         if sent {
             recorder.count("moves_stored_unacked");
+            if before.refused.contains(&(ply, (*uci).to_owned())) {
+                // Refused with "the database is away", stored all the same: a
+                // commit whose answer the connection lost.
+                recorder.count("moves_refused_but_stored");
+            }
         } else if !before.premoves[mover].contains(*uci) {
             recorder.fail(
                 "unexplained_move",
