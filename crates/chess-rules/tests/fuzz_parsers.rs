@@ -117,7 +117,7 @@ proptest! {
         }
         let position = &positions()[which];
         if let Ok(mv) = position.parse_uci(&text) {
-            prop_assert!(position.legal_moves().iter().any(|m| *m == mv), "{text:?} in {}", position.fen());
+            prop_assert!(position.legal_moves().contains(&mv), "{text:?} in {}", position.fen());
         }
     }
 
@@ -129,7 +129,7 @@ proptest! {
         }
         let position = &positions()[which];
         if let Ok(mv) = position.parse_san(&text) {
-            prop_assert!(position.legal_moves().iter().any(|m| *m == mv), "{text:?} in {}", position.fen());
+            prop_assert!(position.legal_moves().contains(&mv), "{text:?} in {}", position.fen());
             prop_assert_eq!(position.parse_san(&position.san(&mv)).ok(), Some(mv));
         }
     }
