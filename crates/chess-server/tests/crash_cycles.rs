@@ -3,7 +3,10 @@
 //! played on it, restarted on the same data, and every game is checked after
 //! each restart (acknowledged moves kept in order, games replay, clocks kept
 //! running, premoves cleared, results kept) and the reward ledger at the end.
-//! One run on SQLite, one on Postgres (skipped with CHESS_SKIP_POSTGRES_TESTS=1).
+//! One run on SQLite, one on Postgres (skipped with CHESS_SKIP_POSTGRES_TESTS=1),
+//! and two cycles each of a Postgres restart and a storm of terminated
+//! backends on a cluster the run starts itself (skipped likewise, or without
+//! the Postgres programs).
 
 #[path = "../examples/crash/client.rs"]
 mod client;
@@ -85,6 +88,61 @@ async fn crash_cycles_on_postgres() {
         return;
     }
     crash_cycles_keep_every_acknowledged_move("postgres").await;
+}
+
+/// Two cycles of a database fault on a Postgres cluster the run starts
+/// itself; skipped with the other Postgres tests, or without the programs.
+async fn database_fault_loses_nothing(fault: &str) {
+    if std::env::var("CHESS_SKIP_POSTGRES_TESTS").is_ok_and(|v| v == "1") {
+        eprintln!("skipping a Postgres test: CHESS_SKIP_POSTGRES_TESTS=1");
+        return;
+    }
+    let bin = std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".to_owned());
+    if !std::path::Path::new(&bin).join("initdb").exists() {
+        eprintln!("skipping a database-fault test: no initdb in {bin} (set PG_BIN)");
+        return;
+    }
+    let config = Config::from_args(Args::parse_from([
+        "crash",
+        "--server",
+        env!("CARGO_BIN_EXE_chess-server"),
+        "--backend",
+        "postgres",
+        "--fault",
+        fault,
+        "--cycles",
+        "2",
+        "--games",
+        "3",
+        "--seed",
+        "11",
+        "--kill-after-min-ms",
+        "300",
+        "--kill-after-max-ms",
+        "800",
+        "--think-ms",
+        "20",
+    ]))
+    .expect("valid flags");
+    let report = run::run(&config)
+        .await
+        .expect("the cluster and the server run");
+    println!("{report}");
+
+    assert!(report.failures().is_empty(), "{report}");
+    assert_eq!(report.count("kills"), 2, "two faults: {report}");
+    assert!(report.count("moves_acked") > 0, "{report}");
+    assert!(report.count("games_replayed") > 0, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_restart_loses_nothing() {
+    database_fault_loses_nothing("restart-database").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_storm_of_terminated_backends_loses_nothing() {
+    database_fault_loses_nothing("terminate-backends").await;
 }
 
 #[test]
