@@ -1,0 +1,182 @@
+//! A Postgres cluster of the run's own (initdb into the run's folder, a free
+//! port), so the database can be restarted and its backends killed without
+//! touching any shared server.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where Debian puts the Postgres 15 programs; `PG_BIN` overrides it.
+const DEFAULT_PG_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+/// Why the cluster could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("`{command}` failed: {output}")]
+    Command { command: String, output: String },
+    #[error("Postgres: {0}")]
+    Sql(#[from] sqlx::Error),
+}
+
+/// A running cluster with trust authentication for the `postgres` user.
+#[derive(Debug)]
+pub struct Cluster {
+    bin: PathBuf,
+    data: PathBuf,
+    pub port: u16,
+}
+
+impl Cluster {
+    /// Initialises a cluster in `folder/pgdata` and starts it. As root the
+    /// programs run as the `postgres` user (initdb refuses root).
+    ///
+    /// # Errors
+    /// A [`ClusterError`] when a program fails.
+    pub fn start(folder: &Path) -> Result<Cluster, ClusterError> {
+        let bin =
+            std::env::var_os("PG_BIN").map_or_else(|| PathBuf::from(DEFAULT_PG_BIN), PathBuf::from);
+        let data = folder.join("pgdata");
+        std::fs::create_dir_all(&data)?;
+        if is_root() {
+            // The server refuses a data folder it does not own; the run's
+            // folder must be reachable for it too.
+            chown_to_postgres(folder)?;
+            chown_to_postgres(&data)?;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let cluster = Cluster { bin, data, port };
+        cluster.run(
+            "initdb",
+            &[
+                "-D",
+                &cluster.data_str(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            ],
+        )?;
+        cluster.pg_ctl(&["start", "-w"])?;
+        Ok(cluster)
+    }
+
+    /// `postgres://postgres@127.0.0.1:<port>/<database>`.
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// Stops the cluster at once (`-m immediate`: like a crash, recovery on
+    /// the next start).
+    ///
+    /// # Errors
+    /// A [`ClusterError`] when `pg_ctl` fails.
+    pub fn stop_immediately(&self) -> Result<(), ClusterError> {
+        self.pg_ctl(&["stop", "-m", "immediate", "-w"])
+    }
+
+    /// Starts the stopped cluster and waits until it accepts connections.
+    ///
+    /// # Errors
+    /// A [`ClusterError`] when `pg_ctl` fails.
+    pub fn start_again(&self) -> Result<(), ClusterError> {
+        self.pg_ctl(&["start", "-w"])
+    }
+
+    /// Terminates every backend connected to `database`; how many.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn terminate_backends(&self, database: &str) -> Result<u64, ClusterError> {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
+        let killed: Vec<(bool,)> = sqlx::query_as(
+            "select pg_terminate_backend(pid) from pg_stat_activity \
+             where datname = $1 and pid <> pg_backend_pid()",
+        )
+        .bind(database)
+        .fetch_all(&mut conn)
+        .await?;
+        conn.close().await?;
+        Ok(killed.iter().filter(|(done,)| *done).count() as u64)
+    }
+
+    fn data_str(&self) -> String {
+        self.data.display().to_string()
+    }
+
+    fn pg_ctl(&self, args: &[&str]) -> Result<(), ClusterError> {
+        let log = self.data.join("postgres.log").display().to_string();
+        // Its own port, and its socket in the data folder, never the shared one's.
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1",
+            self.port,
+            self.data_str()
+        );
+        let mut all = vec![
+            "-D",
+            self.data.to_str().unwrap_or_default(),
+            "-l",
+            &log,
+            "-o",
+            &options,
+        ];
+        all.extend_from_slice(args);
+        self.run("pg_ctl", &all)
+    }
+
+    fn run(&self, program: &str, args: &[&str]) -> Result<(), ClusterError> {
+        let path = self.bin.join(program);
+        let mut command = if is_root() {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(&path);
+            command
+        } else {
+            Command::new(&path)
+        };
+        let output = command.args(args).output()?;
+        if output.status.success() {
+            return Ok(());
+        }
+        Err(ClusterError::Command {
+            command: format!("{program} {}", args.join(" ")),
+            output: format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        })
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = self.stop_immediately();
+    }
+}
+
+fn is_root() -> bool {
+    // The effective user's name; no libc call needed for this one question.
+    std::env::var("USER").is_ok_and(|user| user == "root")
+        || Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|output| output.stdout.starts_with(b"0\n"))
+}
+
+fn chown_to_postgres(path: &Path) -> Result<(), ClusterError> {
+    let output = Command::new("chown")
+        .arg("postgres:postgres")
+        .arg(path)
+        .output()?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(ClusterError::Command {
+            command: format!("chown postgres {}", path.display()),
+            output: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
+}
