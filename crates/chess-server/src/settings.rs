@@ -79,6 +79,12 @@ pub struct Settings {
     /// Messages a game socket may send in a burst above the average rate.
     #[arg(long, env = "WS_RATE_BURST", default_value_t = 40)]
     pub ws_rate_burst: u32,
+
+    /// Address of the Prometheus `/metrics` listener, e.g. `127.0.0.1:9464`.
+    /// Unset: no metrics endpoint. It is a port of its own, never the public
+    /// one, so the figures stay with whoever can reach that address.
+    #[arg(long, env = "METRICS_LISTEN")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 impl Settings {
@@ -105,6 +111,7 @@ impl fmt::Debug for Settings {
             .field("ws_max_message_bytes", &self.ws_max_message_bytes)
             .field("ws_rate_per_second", &self.ws_rate_per_second)
             .field("ws_rate_burst", &self.ws_rate_burst)
+            .field("metrics_listen", &self.metrics_listen)
             .finish()
     }
 }
@@ -163,6 +170,20 @@ mod tests {
         assert!(!shown.contains("ssss"), "{shown}");
         assert!(!shown.contains("hunter2"), "{shown}");
         assert!(shown.contains("postgres://chess:***@db/chess"), "{shown}");
+    }
+
+    #[test]
+    fn metrics_are_off_unless_an_address_is_given() {
+        assert_eq!(Settings::defaults().metrics_listen, None);
+        let settings = Settings::parse_from(["chess-server", "--metrics-listen", "127.0.0.1:9464"]);
+        assert_eq!(
+            settings.metrics_listen,
+            Some("127.0.0.1:9464".parse().expect("an address"))
+        );
+        assert!(
+            Settings::try_parse_from(["chess-server", "--metrics-listen", "9464"]).is_err(),
+            "a bare port is not an address"
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions, check_stre
 use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
+use crate::metrics::{self, Metrics};
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
 
@@ -49,6 +50,7 @@ pub struct AppState {
     pub allowed_origins: Arc<Vec<String>>,
     pub socket_limits: SocketLimits,
     pub web_dir: Arc<PathBuf>,
+    pub metrics: Metrics,
 }
 
 /// Why the server could not start.
@@ -56,6 +58,11 @@ pub struct AppState {
 pub enum StartupError {
     #[error("database: {0}")]
     Store(#[from] StoreError),
+    #[error("cannot listen for metrics on {address}: {source}")]
+    MetricsListen {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -84,6 +91,8 @@ pub struct Application {
     store: Store,
     shutdown: watch::Sender<bool>,
     recovered: usize,
+    metrics: Metrics,
+    metrics_endpoint: Option<metrics::Endpoint>,
 }
 
 impl Application {
@@ -110,6 +119,15 @@ impl Application {
             None => load_or_create_secret(&settings.data_dir)?,
         };
         let store = store::connect(&settings.database_url).await?;
+        let metrics = Metrics::new();
+        let metrics_endpoint = match settings.metrics_listen {
+            Some(address) => Some(
+                metrics::Endpoint::bind(address)
+                    .await
+                    .map_err(|source| StartupError::MetricsListen { address, source })?,
+            ),
+            None => None,
+        };
         let (shutdown, shutdown_rx) = watch::channel(false);
         let hub = Hub::new(store.clone(), settings.first_move_deadline_ms, shutdown_rx);
         hub.ensure_computer_players().await?;
@@ -165,6 +183,7 @@ impl Application {
                 burst: settings.ws_rate_burst,
             },
             web_dir: Arc::new(settings.web_dir.clone()),
+            metrics: metrics.clone(),
         };
         let router = crate::routes::router(state)
             .merge(crate::accounts::http::router(accounts))
@@ -193,7 +212,21 @@ impl Application {
             store,
             shutdown,
             recovered,
+            metrics,
+            metrics_endpoint,
         })
+    }
+
+    /// The metrics of this node, to record into.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Where `/metrics` is served, when `--metrics-listen` was given.
+    pub fn metrics_address(&self) -> Option<SocketAddr> {
+        self.metrics_endpoint
+            .as_ref()
+            .map(metrics::Endpoint::address)
     }
 
     /// The port it listens on (the real one when 0 was asked for).
@@ -231,8 +264,13 @@ impl Application {
             router,
             store,
             shutdown,
+            metrics,
+            metrics_endpoint,
             ..
         } = self;
+        if let Some(endpoint) = metrics_endpoint {
+            endpoint.spawn(metrics, shutdown.subscribe());
+        }
         tracing::info!(recovered_games = self.recovered, "serving");
         // Connect info gives handlers the client address for rate limits.
         let service = router.into_make_service_with_connect_info::<SocketAddr>();

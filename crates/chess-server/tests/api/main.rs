@@ -10,6 +10,7 @@ mod computer;
 mod endings;
 mod identity;
 mod lobby;
+mod metrics;
 mod premoves;
 mod restart;
 mod store_contract;
