@@ -5,6 +5,11 @@
 //! ```sh
 //! cargo run --release -p chess-server --example load -- --spawn sqlite --games 20 --duration-s 60
 //! cargo run --release -p chess-server --example load -- --url http://127.0.0.1:8080 --games 50
+//! # Two nodes (White on one, Black on the other), blitz-like thinking,
+//! # the servers' CPU and memory read from /proc:
+//! cargo run --release -p chess-server --example load -- \
+//!     --url http://127.0.0.1:8080 --url http://127.0.0.1:8081 \
+//!     --games 1000 --think-ms 1000-3000 --server-pid 1234 --server-pid 1235
 //! ```
 //!
 //! The logic lives in `examples/load/`, which `tests/load_smoke.rs` includes
@@ -15,6 +20,8 @@
 mod config;
 #[path = "load/game.rs"]
 mod game;
+#[path = "load/process.rs"]
+mod process;
 #[path = "load/report.rs"]
 mod report;
 #[path = "load/run.rs"]

@@ -25,6 +25,7 @@ pub mod games;
 pub mod identity;
 pub mod ledger;
 pub mod lobby;
+pub mod metrics;
 pub mod model;
 pub mod pgn;
 pub mod protocol;

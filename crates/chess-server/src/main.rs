@@ -9,6 +9,12 @@ use clap::Parser;
 async fn main() -> ExitCode {
     let settings = Settings::parse();
     telemetry::init(settings.log_format);
+    // Every socket is a file: a busy node needs far more than the usual soft
+    // limit of 1,024, and the hard limit is the administrator's real ceiling.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::info!(open_files = limit, "open-file limit"),
+        Err(error) => tracing::warn!(%error, "cannot raise the open-file limit"),
+    }
     let app = match Application::build(settings).await {
         Ok(app) => app,
         Err(error) => {
@@ -18,6 +24,9 @@ async fn main() -> ExitCode {
         }
     };
     println!("chess-server: open {}", app.url());
+    if let Some(address) = app.metrics_address() {
+        println!("chess-server: metrics at http://{address}/metrics");
+    }
     match app.run_until_stopped(shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

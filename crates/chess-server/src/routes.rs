@@ -317,11 +317,12 @@ async fn lobby_socket(
     let lobby = Arc::clone(&state.lobby);
     let viewer = viewer.map(|v| v.id);
     let session_ends = state.accounts.session_watch(&headers);
+    let metrics = state.metrics.clone();
     Ok(upgrade
         .max_message_size(64 * 1024)
         .read_buffer_size(SOCKET_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| lobby.serve(socket, viewer, session_ends)))
+        .on_upgrade(move |socket| metrics.lobby_socket(lobby.serve(socket, viewer, session_ends))))
 }
 
 #[derive(Debug, Deserialize)]
@@ -571,6 +572,7 @@ async fn game_socket(
     let viewer = viewer.map(|v| v.id);
     let session_ends = state.accounts.session_watch(&headers);
     let span = tracing::info_span!("socket", game_id = %live.id);
+    let metrics = state.metrics.clone();
     Ok(upgrade
         // Far above the protocol's limit: bigger frames get a polite error
         // from the parser; only absurd ones close the connection.
@@ -579,7 +581,14 @@ async fn game_socket(
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
             tracing::Instrument::instrument(
-                crate::games::socket::serve(socket, hub, live, viewer, limits, session_ends),
+                metrics.game_socket(crate::games::socket::serve(
+                    socket,
+                    hub,
+                    live,
+                    viewer,
+                    limits,
+                    session_ends,
+                )),
                 span,
             )
         }))

@@ -107,6 +107,11 @@ pub struct Settings {
     /// earlier run's premoves at once instead of after a heartbeat timeout.
     #[arg(long, env = "NODE_NAME")]
     pub node_name: Option<String>,
+    /// Address of the Prometheus `/metrics` listener, e.g. `127.0.0.1:9464`.
+    /// Unset: no metrics endpoint. It is a port of its own, never the public
+    /// one, so the figures stay with whoever can reach that address.
+    #[arg(long, env = "METRICS_LISTEN")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 impl Settings {
@@ -140,6 +145,7 @@ impl fmt::Debug for Settings {
             .field("ws_rate_burst", &self.ws_rate_burst)
             .field("ws_silence_timeout_ms", &self.ws_silence_timeout_ms)
             .field("node_name", &self.node_name)
+            .field("metrics_listen", &self.metrics_listen)
             .finish()
     }
 }
@@ -198,6 +204,20 @@ mod tests {
         assert!(!shown.contains("ssss"), "{shown}");
         assert!(!shown.contains("hunter2"), "{shown}");
         assert!(shown.contains("postgres://chess:***@db/chess"), "{shown}");
+    }
+
+    #[test]
+    fn metrics_are_off_unless_an_address_is_given() {
+        assert_eq!(Settings::defaults().metrics_listen, None);
+        let settings = Settings::parse_from(["chess-server", "--metrics-listen", "127.0.0.1:9464"]);
+        assert_eq!(
+            settings.metrics_listen,
+            Some("127.0.0.1:9464".parse().expect("an address"))
+        );
+        assert!(
+            Settings::try_parse_from(["chess-server", "--metrics-listen", "9464"]).is_err(),
+            "a bare port is not an address"
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions, check_stre
 use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
+use crate::metrics::{self, Metrics};
 use crate::security::AllowedOrigins;
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
@@ -57,6 +58,7 @@ pub struct AppState {
     pub socket_limits: SocketLimits,
     /// A folder to serve the web client from instead of the built-in copy.
     pub web_dir: Option<Arc<Path>>,
+    pub metrics: Metrics,
 }
 
 /// Why the server could not start.
@@ -64,6 +66,11 @@ pub struct AppState {
 pub enum StartupError {
     #[error("database: {0}")]
     Store(#[from] StoreError),
+    #[error("cannot listen for metrics on {address}: {source}")]
+    MetricsListen {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -93,6 +100,8 @@ pub struct Application {
     shutdown: watch::Sender<bool>,
     hub: Arc<Hub>,
     writer: tokio::task::JoinHandle<()>,
+    metrics: Metrics,
+    metrics_endpoint: Option<metrics::Endpoint>,
 }
 
 impl Application {
@@ -119,6 +128,15 @@ impl Application {
             None => load_or_create_secret(&settings.data_dir)?,
         };
         let store = store::connect(&settings.database_url).await?;
+        let metrics = Metrics::new();
+        let metrics_endpoint = match settings.metrics_listen {
+            Some(address) => Some(
+                metrics::Endpoint::bind(address)
+                    .await
+                    .map_err(|source| StartupError::MetricsListen { address, source })?,
+            ),
+            None => None,
+        };
         let address = SocketAddr::new(settings.host, settings.port);
         let listener = TcpListener::bind(address)
             .await
@@ -137,6 +155,7 @@ impl Application {
             node_name,
             settings.first_move_deadline_ms,
             shutdown_rx,
+            metrics.clone(),
         );
         hub.ensure_computer_players().await?;
         // Games whose clock ran out while no node ran are flagged by the
@@ -192,6 +211,7 @@ impl Application {
                 silence_timeout: std::time::Duration::from_millis(settings.ws_silence_timeout_ms),
             },
             web_dir: settings.web_dir.as_deref().map(Arc::from),
+            metrics: metrics.clone(),
         };
         let router = crate::routes::router(state).merge(crate::accounts::http::router(accounts));
         let router = crate::security::protect(router, allowed_origins)
@@ -221,7 +241,21 @@ impl Application {
             shutdown,
             hub,
             writer,
+            metrics,
+            metrics_endpoint,
         })
+    }
+
+    /// The metrics of this node, to record into.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Where `/metrics` is served, when `--metrics-listen` was given.
+    pub fn metrics_address(&self) -> Option<SocketAddr> {
+        self.metrics_endpoint
+            .as_ref()
+            .map(metrics::Endpoint::address)
     }
 
     /// The port it listens on (the real one when 0 was asked for).
@@ -261,8 +295,13 @@ impl Application {
             shutdown,
             hub,
             writer,
+            metrics,
+            metrics_endpoint,
             ..
         } = self;
+        if let Some(endpoint) = metrics_endpoint {
+            endpoint.spawn(metrics, shutdown.subscribe());
+        }
         tracing::info!(node = %hub.node_id(), "serving");
         // Connect info gives handlers the client address for rate limits.
         let service = router.into_make_service_with_connect_info::<SocketAddr>();

@@ -51,11 +51,6 @@ fn short_run(backend: &str) -> Config {
         "1200",
         "--think-ms",
         "20",
-        // A premove surviving a restart is a known server bug (the restart
-        // does not clear premoves): reported below, not failed on, until it
-        // is fixed. Remove this flag with the fix.
-        "--tolerate",
-        "premove_kept",
     ]))
     .expect("valid flags")
 }

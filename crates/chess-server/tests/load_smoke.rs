@@ -6,6 +6,8 @@
 mod config;
 #[path = "../examples/load/game.rs"]
 mod game;
+#[path = "../examples/load/process.rs"]
+mod process;
 #[path = "../examples/load/report.rs"]
 mod report;
 #[path = "../examples/load/run.rs"]
@@ -13,9 +15,11 @@ mod run;
 #[path = "../examples/load/server.rs"]
 mod server;
 
+use std::time::Duration;
+
 use clap::Parser;
 
-use crate::config::{Args, Config, ConfigError, Target};
+use crate::config::{Args, Config, ConfigError, Role, Target, node_of};
 
 fn config(flags: &[&str]) -> Result<Config, ConfigError> {
     Config::from_args(Args::parse_from(
@@ -66,7 +70,7 @@ async fn two_games_of_ten_plies_are_fully_acknowledged() {
 fn the_url_must_be_loopback_http() {
     assert_eq!(
         config(&["--url", "http://localhost:8080/"]).map(|c| c.target),
-        Ok(Target::Url("http://localhost:8080".to_owned()))
+        Ok(Target::Nodes(vec!["http://localhost:8080".to_owned()]))
     );
     assert!(config(&["--url", "http://[::1]:8080"]).is_ok());
     assert!(config(&["--url", "http://127.0.0.2:8080"]).is_ok());
@@ -91,11 +95,14 @@ fn counts_and_times_are_bounded() {
         Err(ConfigError::OutOfRange {
             flag: "games",
             min: 1,
-            max: 500,
+            max: 20_000,
             value: 0
         })
     );
-    assert!(config(&["--games", "501"]).is_err());
+    assert!(config(&["--games", "10000"]).is_ok());
+    assert!(config(&["--games", "20001"]).is_err());
+    assert!(config(&["--spectators", "9"]).is_err());
+    assert!(config(&["--ramp-per-s", "0"]).is_err());
     assert!(config(&["--moves", "0"]).is_err());
     assert!(config(&["--duration-s", "0"]).is_err());
     assert!(config(&["--duration-s", "3601"]).is_err());
@@ -104,7 +111,146 @@ fn counts_and_times_are_bounded() {
     let defaults = config(&[]).expect("the defaults are valid");
     assert_eq!(
         defaults.target,
-        Target::Url("http://127.0.0.1:8080".to_owned())
+        Target::Nodes(vec!["http://127.0.0.1:8080".to_owned()])
     );
     assert_eq!((defaults.games, defaults.moves), (50, 40));
+    assert_eq!(defaults.think.max(), Duration::ZERO);
+}
+
+#[test]
+fn url_repeats_name_several_nodes_in_order() {
+    let nodes = config(&[
+        "--url",
+        "http://127.0.0.1:8080",
+        "--url",
+        "http://127.0.0.1:8081/",
+    ])
+    .map(|c| c.target);
+    assert_eq!(
+        nodes,
+        Ok(Target::Nodes(vec![
+            "http://127.0.0.1:8080".to_owned(),
+            "http://127.0.0.1:8081".to_owned()
+        ]))
+    );
+    // Every URL is checked, not only the first.
+    assert_eq!(
+        config(&[
+            "--url",
+            "http://127.0.0.1:8080",
+            "--url",
+            "http://example.com"
+        ])
+        .map(|c| c.target),
+        Err(ConfigError::NotLoopback("http://example.com".to_owned()))
+    );
+    // The same node twice would silently put both players on one node.
+    assert_eq!(
+        config(&[
+            "--url",
+            "http://127.0.0.1:8080",
+            "--url",
+            "http://127.0.0.1:8080/"
+        ])
+        .map(|c| c.target),
+        Err(ConfigError::DuplicateUrl(
+            "http://127.0.0.1:8080/".to_owned()
+        ))
+    );
+    assert!(
+        Args::try_parse_from([
+            "load",
+            "--url",
+            "http://127.0.0.1:8080",
+            "--spawn",
+            "sqlite"
+        ])
+        .is_err()
+    );
+}
+
+#[test]
+fn think_time_is_fixed_or_a_range() {
+    let fixed = config(&["--think-ms", "500"])
+        .expect("a fixed think time")
+        .think;
+    let mut rng = rand::rng();
+    assert_eq!(fixed.draw(&mut rng), Duration::from_millis(500));
+    assert_eq!(fixed.max(), Duration::from_millis(500));
+
+    let range = config(&["--think-ms", "1000-3000"]).expect("a range").think;
+    assert_eq!(range.max(), Duration::from_millis(3_000));
+    let draws: Vec<Duration> = (0..200).map(|_| range.draw(&mut rng)).collect();
+    assert!(
+        draws
+            .iter()
+            .all(|d| (Duration::from_millis(1_000)..=Duration::from_millis(3_000)).contains(d)),
+        "{draws:?}"
+    );
+    // 200 uniform draws over 2,001 values are not all the same.
+    assert!(draws.iter().any(|d| *d != draws[0]), "{draws:?}");
+    assert_eq!(range.to_string(), "1000-3000 ms");
+
+    for bad in ["3000-1000", "fast", "1000-", "-5", "1000-3000-5000"] {
+        let parsed = Args::try_parse_from(["load", "--think-ms", bad]);
+        assert!(parsed.is_err(), "{bad} was accepted");
+    }
+    // The high end is bounded like a fixed value.
+    assert!(matches!(
+        config(&["--think-ms", "1000-10001"]),
+        Err(ConfigError::OutOfRange {
+            flag: "think-ms",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn the_players_of_a_game_are_spread_over_the_nodes() {
+    // One node: everyone on it.
+    for game in 0..4 {
+        assert_eq!(node_of(game, Role::White, 1), 0);
+        assert_eq!(node_of(game, Role::Black, 1), 0);
+        assert_eq!(node_of(game, Role::Spectator(0), 1), 0);
+    }
+    // Two nodes: the players of every game on different nodes, and each node
+    // hosts White as often as Black.
+    let white: Vec<usize> = (0..4).map(|game| node_of(game, Role::White, 2)).collect();
+    let black: Vec<usize> = (0..4).map(|game| node_of(game, Role::Black, 2)).collect();
+    assert_eq!(white, [0, 1, 0, 1]);
+    assert_eq!(black, [1, 0, 1, 0]);
+    // Three nodes: White on i, Black on i+1, spectators on the nodes after.
+    assert_eq!(node_of(4, Role::White, 3), 1);
+    assert_eq!(node_of(4, Role::Black, 3), 2);
+    assert_eq!(node_of(4, Role::Spectator(0), 3), 0);
+    assert_eq!(node_of(4, Role::Spectator(1), 3), 1);
+}
+
+#[test]
+fn a_run_that_cannot_fit_under_the_open_file_limit_is_refused() {
+    let external = config(&["--games", "10000"]).expect("valid flags");
+    assert_eq!(external.sockets(), 20_000);
+    assert_eq!(
+        external.check_fits(20_000),
+        Err(ConfigError::TooManyFiles {
+            needed: 20_000 + config::RESERVED_FILES,
+            sockets: 20_000,
+            hard_limit: 20_000
+        })
+    );
+    assert_eq!(
+        external.check_fits(30_000),
+        Ok(20_000 + config::RESERVED_FILES)
+    );
+    // Spectators are sockets too.
+    let watched = config(&["--games", "100", "--spectators", "2"]).expect("valid flags");
+    assert_eq!(watched.sockets(), 400);
+    // In-process, every socket has both of its ends in this process.
+    let spawned = config(&["--spawn", "sqlite", "--games", "100"]).expect("valid flags");
+    assert_eq!(spawned.sockets(), 400);
+    let message = external
+        .check_fits(20_000)
+        .expect_err("does not fit")
+        .to_string();
+    assert!(message.contains("ulimit -Hn"), "{message}");
 }

@@ -1,20 +1,24 @@
 //! One game between two guests: created as a challenge and joined, then played
 //! with random moves from the `dests` the server sends, each side on its own
-//! socket, measuring every move on the way.
+//! socket (on its own node when there are several), measuring every move on
+//! the way to its `ack`, to the opponent and to any spectators.
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use futures_util::{SinkExt, StreamExt};
 use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use crate::config::{Role, Think, node_of};
 use crate::report::{Ending, Recorder};
 
 /// Longest wait for any server message before the game counts as failed.
@@ -52,7 +56,16 @@ pub struct Api {
 pub struct Rules {
     /// The side to move resigns once this many plies are on the board.
     pub max_plies: usize,
-    pub think: Duration,
+    pub think: Think,
+}
+
+/// Where and how games are set up: the nodes, the spectators per game and
+/// the permits that bound how many games are being set up at once.
+#[derive(Debug)]
+pub struct Table<'a> {
+    pub nodes: &'a [Api],
+    pub spectators: u32,
+    pub setups: &'a Semaphore,
 }
 
 impl Api {
@@ -104,28 +117,34 @@ impl Api {
             .map_err(|_| Failure::new("http_bad_json"))
     }
 
-    /// An untimed game: `white` creates a challenge, `black` takes the seat.
-    async fn create_game(&self, white: &Guest, black: &Guest) -> Result<String, Failure> {
+    /// An untimed challenge with `white` in the white seat: its game id.
+    async fn create_challenge(&self, white: &Guest) -> Result<String, Failure> {
         let challenge = json!({ "time_control": { "kind": "correspondence" }, "color": "white" });
         let created = self.post("/api/challenges", white, &challenge).await?;
-        let game_id = created["game_id"]
+        Ok(created["game_id"]
             .as_str()
             .ok_or_else(|| Failure::new("http_bad_json"))?
-            .to_owned();
-        self.post(&format!("/api/games/{game_id}/join"), black, &json!({}))
-            .await?;
-        Ok(game_id)
+            .to_owned())
     }
 
-    /// The game socket of `game_id` with `guest`'s cookie.
-    async fn socket(&self, game_id: &str, guest: &Guest) -> Result<Ws, Failure> {
+    /// `black` takes the empty seat of `game_id`.
+    async fn join(&self, game_id: &str, black: &Guest) -> Result<(), Failure> {
+        self.post(&format!("/api/games/{game_id}/join"), black, &json!({}))
+            .await
+            .map(drop)
+    }
+
+    /// The game socket of `game_id`, with `guest`'s cookie or as an anonymous viewer.
+    async fn socket(&self, game_id: &str, guest: Option<&Guest>) -> Result<Ws, Failure> {
         let ws_base = self.base_url.replacen("http://", "ws://", 1);
         let mut request = format!("{ws_base}/api/games/{game_id}/socket")
             .into_client_request()
             .map_err(|_| Failure::new("socket_connect"))?;
-        let cookie =
-            HeaderValue::from_str(&guest.cookie).map_err(|_| Failure::new("socket_connect"))?;
-        request.headers_mut().insert("cookie", cookie);
+        if let Some(guest) = guest {
+            let cookie =
+                HeaderValue::from_str(&guest.cookie).map_err(|_| Failure::new("socket_connect"))?;
+            request.headers_mut().insert("cookie", cookie);
+        }
         let (ws, _) = tokio_tungstenite::connect_async(request)
             .await
             .map_err(|_| Failure::new("socket_connect"))?;
@@ -143,41 +162,129 @@ async fn http_code(response: reqwest::Response) -> String {
         .map_or_else(|| format!("http_{status}"), str::to_owned)
 }
 
-/// Plays one game between `white` and `black` to its end or the ply limit and
-/// records how it went.
-pub async fn play_game(api: &Api, white: &Guest, black: &Guest, rules: Rules, recorder: &Recorder) {
+/// Plays game number `number` between two new guests to its end or the ply
+/// limit, records how it went and returns its ending.
+pub async fn play_game(
+    table: &Table<'_>,
+    number: u64,
+    rules: Rules,
+    recorder: &Recorder,
+) -> Ending {
     recorder.game_started();
-    let ending = match play(api, white, black, rules, recorder).await {
+    let ending = match play(table, number, rules, recorder).await {
         Ok(ending) => ending,
         Err(Failure(code)) => {
             recorder.error(&code);
             Ending::Failed
         }
     };
-    recorder.game_ended(ending);
+    recorder.game_ended(ending.clone());
+    ending
 }
 
 async fn play(
-    api: &Api,
-    white: &Guest,
-    black: &Guest,
+    table: &Table<'_>,
+    number: u64,
     rules: Rules,
     recorder: &Recorder,
 ) -> Result<Ending, Failure> {
-    let game_id = api.create_game(white, black).await?;
+    let node = |role| &table.nodes[node_of(number, role, table.nodes.len())];
+    let (white_node, black_node) = (node(Role::White), node(Role::Black));
+    let setup = table
+        .setups
+        .acquire()
+        .await
+        .map_err(|_| Failure::new("setup_closed"))?;
+    // New people for every game, as on a real server: the same two would
+    // soon meet the server's limit on games created per player and minute.
+    let white = white_node.new_guest().await?;
+    let black = black_node.new_guest().await?;
+    let game_id = white_node.create_challenge(&white).await?;
+    black_node.join(&game_id, &black).await?;
     let sent_at = SentAt::default();
-    let white = Seat::new(api.socket(&game_id, white).await?, "white", rules);
-    let mut black = Seat::new(api.socket(&game_id, black).await?, "black", rules);
-    // Black is in sync before White may move, so White's first move reaches
-    // Black as a timed `event` rather than inside Black's first `state`.
+    let white = Seat::new(
+        white_node.socket(&game_id, Some(&white)).await?,
+        "white",
+        rules,
+    );
+    let mut black = Seat::new(
+        black_node.socket(&game_id, Some(&black)).await?,
+        "black",
+        rules,
+    );
+    // Black and the spectators are in sync before White may move, so White's
+    // first move reaches them as a timed `event` rather than inside a `state`.
     black.greet().await?;
+    let mut spectators = Vec::new();
+    for n in 0..table.spectators {
+        let ws = node(Role::Spectator(n)).socket(&game_id, None).await?;
+        let mut spectator = Spectator { ws };
+        spectator.greet().await?;
+        spectators.push(spectator);
+    }
+    drop(setup);
     // The first failure ends the game for both seats: the other one would
     // only wait for a move that never comes.
-    let (white_end, _) = tokio::try_join!(
-        white.play(&sent_at, recorder),
-        black.play(&sent_at, recorder)
-    )?;
-    Ok(white_end)
+    let seats = async {
+        tokio::try_join!(
+            white.play(&sent_at, recorder),
+            black.play(&sent_at, recorder)
+        )
+    };
+    let watching = join_all(
+        spectators
+            .into_iter()
+            .map(|spectator| spectator.watch(&sent_at, recorder)),
+    );
+    let (seats, _) = tokio::join!(seats, watching);
+    Ok(seats?.0)
+}
+
+/// An anonymous viewer's socket: it only listens.
+struct Spectator {
+    ws: Ws,
+}
+
+impl Spectator {
+    async fn greet(&mut self) -> Result<(), Failure> {
+        send(&mut self.ws, &json!({ "type": "hello", "version": null })).await?;
+        loop {
+            if recv(&mut self.ws).await?["type"] == "state" {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Times every move until the game ends; a failure is counted with a
+    /// `spectator_` prefix and does not stop the game.
+    async fn watch(mut self, sent_at: &SentAt, recorder: &Recorder) {
+        loop {
+            let message = match recv(&mut self.ws).await {
+                Ok(message) => message,
+                Err(Failure(code)) => {
+                    recorder.error(&format!("spectator_{code}"));
+                    return;
+                }
+            };
+            let received = Instant::now();
+            if message["type"] != "event" {
+                continue;
+            }
+            let event = &message["event"];
+            if event["kind"] == "move"
+                && let Some(sent) = event["ply"]
+                    .as_u64()
+                    .and_then(|ply| usize::try_from(ply).ok())
+                    .and_then(|ply| sent_at.get(ply))
+            {
+                recorder.spectator_saw(received - sent);
+            }
+            if event["kind"] == "ended" {
+                let _ = self.ws.close(None).await;
+                return;
+            }
+        }
+    }
 }
 
 /// When each ply's `move` was sent, so the opponent can time its `event`.
@@ -365,8 +472,10 @@ impl Seat {
             self.stopped_at_limit = true;
             return self.send(&json!({ "type": kind })).await;
         }
-        if !self.rules.think.is_zero() {
-            tokio::time::sleep(self.rules.think).await;
+        // Drawn before the await: the thread's generator is not `Send`.
+        let think = self.rules.think.draw(&mut rand::rng());
+        if !think.is_zero() {
+            tokio::time::sleep(think).await;
         }
         let fen = message["fen"].as_str().unwrap_or_default();
         let uci = random_move(dests, fen).ok_or_else(|| Failure::new("no_legal_move_sent"))?;
@@ -379,28 +488,35 @@ impl Seat {
     }
 
     async fn send(&mut self, message: &Value) -> Result<(), Failure> {
-        self.ws
-            .send(Message::Text(message.to_string().into()))
-            .await
-            .map_err(|_| Failure::new("socket_closed"))
+        send(&mut self.ws, message).await
     }
 
-    /// The next JSON message (tungstenite answers Ping frames on the way).
     async fn recv(&mut self) -> Result<Value, Failure> {
-        loop {
-            let next = tokio::time::timeout(MESSAGE_TIMEOUT, self.ws.next())
-                .await
-                .map_err(|_| Failure::new("timeout"))?;
-            match next {
-                Some(Ok(Message::Text(text))) => {
-                    return serde_json::from_str(text.as_str())
-                        .map_err(|_| Failure::new("server_sent_bad_json"));
-                }
-                Some(Ok(Message::Close(_)) | Err(_)) | None => {
-                    return Err(Failure::new("socket_closed"));
-                }
-                Some(Ok(_)) => {}
+        recv(&mut self.ws).await
+    }
+}
+
+async fn send(ws: &mut Ws, message: &Value) -> Result<(), Failure> {
+    ws.send(Message::Text(message.to_string().into()))
+        .await
+        .map_err(|_| Failure::new("socket_closed"))
+}
+
+/// The next JSON message (tungstenite answers Ping frames on the way).
+async fn recv(ws: &mut Ws) -> Result<Value, Failure> {
+    loop {
+        let next = tokio::time::timeout(MESSAGE_TIMEOUT, ws.next())
+            .await
+            .map_err(|_| Failure::new("timeout"))?;
+        match next {
+            Some(Ok(Message::Text(text))) => {
+                return serde_json::from_str(text.as_str())
+                    .map_err(|_| Failure::new("server_sent_bad_json"));
             }
+            Some(Ok(Message::Close(_)) | Err(_)) | None => {
+                return Err(Failure::new("socket_closed"));
+            }
+            Some(Ok(_)) => {}
         }
     }
 }

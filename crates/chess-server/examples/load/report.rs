@@ -6,6 +6,8 @@ use std::fmt;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 /// How a game ended, from the load tool's point of view.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ending {
@@ -32,8 +34,12 @@ struct Totals {
     moves_sent: u64,
     /// Send → `ack`, one sample per acknowledged move.
     ack: Vec<Duration>,
+    /// When each `ack` arrived, to count the moves of the steady window.
+    acked_at: Vec<Instant>,
     /// Send → the opponent's `event`, one sample per move the opponent saw.
     broadcast: Vec<Duration>,
+    /// Send → a spectator's `event`, one sample per move and spectator.
+    spectated: Vec<Duration>,
     errors: BTreeMap<String, u64>,
 }
 
@@ -60,11 +66,32 @@ impl Recorder {
     }
 
     pub fn acknowledged(&self, latency: Duration) {
-        self.with(|totals| totals.ack.push(latency));
+        self.acknowledged_at(Instant::now(), latency);
+    }
+
+    /// An `ack` that arrived `at`, `latency` after its move was sent.
+    pub fn acknowledged_at(&self, at: Instant, latency: Duration) {
+        self.with(|totals| {
+            totals.ack.push(latency);
+            totals.acked_at.push(at);
+        });
     }
 
     pub fn broadcast_seen(&self, latency: Duration) {
         self.with(|totals| totals.broadcast.push(latency));
+    }
+
+    pub fn spectator_saw(&self, latency: Duration) {
+        self.with(|totals| totals.spectated.push(latency));
+    }
+
+    /// Games started and not ended yet.
+    pub fn live_games(&self) -> u64 {
+        self.with(|totals| {
+            let ended =
+                totals.endings.values().sum::<u64>() + totals.games_at_limit + totals.games_failed;
+            totals.games_started.saturating_sub(ended)
+        })
     }
 
     /// An error by its code: the server's (`rate_limited`, `internal`, ...)
@@ -73,11 +100,26 @@ impl Recorder {
         self.with(|totals| *totals.errors.entry(code.to_owned()).or_default() += 1);
     }
 
-    /// The figures of a run that took `elapsed`.
-    pub fn report(&self, target: String, elapsed: Duration) -> Report {
+    /// The figures of a run that took `elapsed`; `steady` is the window in
+    /// which every slot was playing (after the ramp, before new games stop).
+    pub fn report(
+        &self,
+        target: String,
+        elapsed: Duration,
+        steady: Option<(Instant, Instant)>,
+    ) -> Report {
         self.with(|totals| {
             totals.ack.sort_unstable();
             totals.broadcast.sort_unstable();
+            totals.spectated.sort_unstable();
+            let steady = steady.map(|(from, to)| Steady {
+                window: to - from,
+                moves_acked: totals
+                    .acked_at
+                    .iter()
+                    .filter(|at| (from..to).contains(at))
+                    .count() as u64,
+            });
             Report {
                 target,
                 elapsed,
@@ -90,7 +132,11 @@ impl Recorder {
                 broadcasts_seen: totals.broadcast.len() as u64,
                 ack: Percentiles::of_sorted(&totals.ack),
                 broadcast: Percentiles::of_sorted(&totals.broadcast),
+                spectators_seen: totals.spectated.len() as u64,
+                spectated: Percentiles::of_sorted(&totals.spectated),
+                steady,
                 errors: totals.errors.clone(),
+                servers: Vec::new(),
             }
         })
     }
@@ -139,7 +185,76 @@ pub struct Report {
     pub broadcasts_seen: u64,
     pub ack: Option<Percentiles>,
     pub broadcast: Option<Percentiles>,
+    pub spectators_seen: u64,
+    pub spectated: Option<Percentiles>,
+    /// Throughput while every slot was busy, when the run had such a window.
+    pub steady: Option<Steady>,
     pub errors: BTreeMap<String, u64>,
+    /// What the measured server processes used (`--server-pid`).
+    pub servers: Vec<ServerUse>,
+}
+
+/// Moves acknowledged in the steady window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steady {
+    pub window: Duration,
+    pub moves_acked: u64,
+}
+
+impl Steady {
+    pub fn moves_per_second(&self) -> f64 {
+        let seconds = self.window.as_secs_f64();
+        if seconds > 0.0 {
+            self.moves_acked as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// CPU and memory of one server process over the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerUse {
+    pub pid: u32,
+    /// CPU time used during the run over wall time, in percent of one core.
+    pub cpu_percent: f64,
+    pub rss_start: u64,
+    pub rss_end: u64,
+    /// The resident size at the sample with the most live games, and that number.
+    pub rss_busiest: u64,
+    pub live_games_busiest: u64,
+}
+
+impl ServerUse {
+    /// Memory the live games added, per game, at the busiest sample.
+    pub fn rss_per_live_game(&self) -> Option<u64> {
+        (self.live_games_busiest > 0)
+            .then(|| self.rss_busiest.saturating_sub(self.rss_start) / self.live_games_busiest)
+    }
+}
+
+/// Bytes as MiB with one decimal.
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// One latency line: `p50 .. p90 .. p99 .. max ..` or `no samples`.
+fn latency_line(
+    f: &mut fmt::Formatter<'_>,
+    label: &str,
+    percentiles: Option<Percentiles>,
+) -> fmt::Result {
+    match percentiles {
+        Some(p) => writeln!(
+            f,
+            "{label:<11}p50 {}  p90 {}  p99 {}  max {}",
+            ms(p.p50),
+            ms(p.p90),
+            ms(p.p99),
+            ms(p.max)
+        ),
+        None => writeln!(f, "{label:<11}no samples"),
+    }
 }
 
 impl Report {
@@ -186,25 +301,37 @@ impl fmt::Display for Report {
             self.elapsed.as_secs_f64(),
             self.moves_per_second()
         )?;
-        match self.ack {
-            Some(ack) => writeln!(
+        if let Some(steady) = self.steady {
+            writeln!(
                 f,
-                "ack:       p50 {}  p90 {}  p99 {}  max {}",
-                ms(ack.p50),
-                ms(ack.p90),
-                ms(ack.p99),
-                ms(ack.max)
-            )?,
-            None => writeln!(f, "ack:       no samples")?,
+                "steady:    {} acknowledged in the {:.1} s with every slot playing = {:.1} moves/s",
+                steady.moves_acked,
+                steady.window.as_secs_f64(),
+                steady.moves_per_second()
+            )?;
         }
-        match self.broadcast {
-            Some(broadcast) => writeln!(
+        latency_line(f, "ack:", self.ack)?;
+        latency_line(f, "opponent:", self.broadcast)?;
+        if self.spectators_seen > 0 {
+            latency_line(f, "spectator:", self.spectated)?;
+        }
+        for server in &self.servers {
+            write!(
                 f,
-                "broadcast: p50 {}  p99 {}",
-                ms(broadcast.p50),
-                ms(broadcast.p99)
-            )?,
-            None => writeln!(f, "broadcast: no samples")?,
+                "server {}: CPU {:.0}% of one core, RSS {} at start, {} at end, {} with {} live games",
+                server.pid,
+                server.cpu_percent,
+                mib(server.rss_start),
+                mib(server.rss_end),
+                mib(server.rss_busiest),
+                server.live_games_busiest
+            )?;
+            match server.rss_per_live_game() {
+                Some(per_game) => {
+                    writeln!(f, " ({:.0} KiB per live game)", per_game as f64 / 1024.0)?
+                }
+                None => writeln!(f)?,
+            }
         }
         if self.errors.is_empty() {
             write!(f, "errors:    none")
@@ -262,7 +389,7 @@ mod tests {
         recorder.error("timeout");
         recorder.game_ended(Ending::Rule("checkmate".to_owned()));
         recorder.game_ended(Ending::PlyLimit);
-        let report = recorder.report("test".to_owned(), Duration::from_secs(2));
+        let report = recorder.report("test".to_owned(), Duration::from_secs(2), None);
         assert_eq!(report.moves_acked, 3);
         assert_eq!(
             report.ack.map(|ack| ack.p50),
@@ -282,5 +409,53 @@ mod tests {
             text.contains("errors:    rate_limited 2, timeout 1"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_steady_window_counts_only_the_acks_inside_it() {
+        let recorder = Recorder::default();
+        let start = Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let (from, to) = (at(1_000), at(3_000));
+        for ms in [500, 1_000, 2_999, 3_000, 4_000] {
+            recorder.acknowledged_at(at(ms), Duration::from_millis(5));
+        }
+        let report = recorder.report("test".to_owned(), Duration::from_secs(1), Some((from, to)));
+        let steady = report.steady.expect("a window was given");
+        // From its start (included) to its end (excluded).
+        assert_eq!(steady.moves_acked, 2);
+        assert_eq!(steady.window, Duration::from_secs(2));
+        assert!((steady.moves_per_second() - 1.0).abs() < 1e-9);
+        assert_eq!(report.moves_acked, 5);
+    }
+
+    #[test]
+    fn live_games_are_the_started_ones_not_yet_ended() {
+        let recorder = Recorder::default();
+        for _ in 0..4 {
+            recorder.game_started();
+        }
+        recorder.game_ended(Ending::PlyLimit);
+        recorder.game_ended(Ending::Failed);
+        recorder.game_ended(Ending::Rule("stalemate".to_owned()));
+        assert_eq!(recorder.live_games(), 1);
+    }
+
+    #[test]
+    fn memory_per_live_game_is_the_growth_over_the_start() {
+        let server = ServerUse {
+            pid: 1,
+            cpu_percent: 50.0,
+            rss_start: 10 << 20,
+            rss_end: 12 << 20,
+            rss_busiest: 20 << 20,
+            live_games_busiest: 1024,
+        };
+        assert_eq!(server.rss_per_live_game(), Some(10 * 1024));
+        let idle = ServerUse {
+            live_games_busiest: 0,
+            ..server
+        };
+        assert_eq!(idle.rss_per_live_game(), None);
     }
 }

@@ -1,5 +1,5 @@
-//! The server under load: one already running, or one started in this process
-//! on a fresh database that is removed again at the end.
+//! The server under load: nodes already running, or one started in this
+//! process on a fresh database that is removed again at the end.
 
 use std::path::PathBuf;
 
@@ -34,8 +34,8 @@ pub enum ServerError {
 /// The server the load runs against.
 #[derive(Debug)]
 pub struct Server {
-    /// `http://host:port`, no trailing slash.
-    pub base_url: String,
+    /// `http://host:port` of every node, no trailing slash.
+    pub base_urls: Vec<String>,
     spawned: Option<Spawned>,
 }
 
@@ -62,9 +62,9 @@ impl Server {
     /// not start (the database is removed again then).
     pub async fn start(target: &Target) -> Result<Server, ServerError> {
         let backend = match target {
-            Target::Url(url) => {
+            Target::Nodes(urls) => {
                 return Ok(Server {
-                    base_url: url.clone(),
+                    base_urls: urls.clone(),
                     spawned: None,
                 });
             }
@@ -97,7 +97,7 @@ impl Server {
             let _ = stopped.await;
         }));
         Ok(Server {
-            base_url,
+            base_urls: vec![base_url],
             spawned: Some(Spawned {
                 stop,
                 task,
@@ -106,7 +106,7 @@ impl Server {
         })
     }
 
-    /// A short description for the report: `sqlite (spawned)` or the URL.
+    /// A short description for the report: `sqlite (spawned)` or the URLs.
     pub fn label(&self) -> String {
         match &self.spawned {
             Some(Spawned {
@@ -117,7 +117,7 @@ impl Server {
                 database: Database::Postgres { .. },
                 ..
             }) => "postgres (spawned in-process)".to_owned(),
-            None => self.base_url.clone(),
+            None => self.base_urls.join(" + "),
         }
     }
 

@@ -21,6 +21,7 @@ use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
 use crate::clock::now_ms;
+use crate::metrics::Metrics;
 use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
 use crate::store::{GameRow, PlayerRow, Store, StoreError};
 
@@ -77,6 +78,7 @@ pub struct Hub {
     lobby_notices: tokio::sync::broadcast::Sender<String>,
     /// The sweeper, heartbeat and listener: awaited before the store closes.
     background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    metrics: Metrics,
 }
 
 impl Hub {
@@ -88,9 +90,10 @@ impl Hub {
         node_name: String,
         first_move_deadline_ms: u64,
         shutdown: watch::Receiver<bool>,
+        metrics: Metrics,
     ) -> (Arc<Hub>, tokio::task::JoinHandle<()>) {
         let node = Uuid::new_v4();
-        let (writer, writer_task) = Writer::start(store.clone(), node);
+        let (writer, writer_task) = Writer::start(store.clone(), node, metrics.clone());
         let hub = Arc::new(Hub {
             store,
             writer,
@@ -102,6 +105,7 @@ impl Hub {
             shutdown,
             lobby_notices: tokio::sync::broadcast::channel(256).0,
             background: Mutex::new(Vec::new()),
+            metrics,
         });
         (hub, writer_task)
     }
@@ -140,6 +144,11 @@ impl Hub {
 
     pub(super) fn writer(&self) -> &Writer {
         &self.writer
+    }
+
+    /// The node's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// This node's id (new at every start).
@@ -261,6 +270,7 @@ impl Hub {
             Ok(Some(entry)) => {
                 let handle = self.spawn_owner(entry);
                 games.insert(id, Slot::Live(handle.clone()));
+                self.count_games(&games);
                 Ok(Some(handle))
             }
             Ok(None) => Ok(None),
@@ -294,6 +304,11 @@ impl Hub {
         }
     }
 
+    /// Publishes how many games this node hosts (after a registry change).
+    fn count_games(&self, games: &HashMap<Uuid, Slot>) {
+        self.metrics.live_games_set(games.len());
+    }
+
     fn lock_games(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Slot>> {
         // A panic while holding the registry lock cannot leave it half
         // changed (every change is one insert or remove): keep serving.
@@ -318,6 +333,7 @@ impl Hub {
         }
         let handle = self.spawn_owner(entry);
         games.insert(id, Slot::Live(handle));
+        self.count_games(&games);
     }
 
     /// Unregisters the owner behind `handle` if `idle` still holds under the
@@ -328,6 +344,7 @@ impl Hub {
             matches!(games.get(&handle.id), Some(Slot::Live(live)) if live.same_owner(handle));
         if ours && idle() {
             games.remove(&handle.id);
+            self.count_games(&games);
             true
         } else {
             false
@@ -339,6 +356,7 @@ impl Hub {
         let mut games = self.lock_games();
         if matches!(games.get(&handle.id), Some(Slot::Live(live)) if live.same_owner(handle)) {
             games.remove(&handle.id);
+            self.count_games(&games);
         }
     }
 
@@ -380,8 +398,10 @@ impl Hub {
             black: new.black,
         };
         let handle = self.spawn_owner(Entry::new(row, game, players));
-        self.lock_games()
-            .insert(handle.id, Slot::Live(handle.clone()));
+        let mut games = self.lock_games();
+        games.insert(handle.id, Slot::Live(handle.clone()));
+        self.count_games(&games);
+        drop(games);
         Ok(handle)
     }
 
@@ -511,6 +531,7 @@ impl Hub {
             let due = match self.store.due_games(now_i64(), SWEEP_BATCH).await {
                 Ok(due) => due,
                 Err(error) => {
+                    self.metrics.store_error(&error);
                     tracing::warn!(%error, "looking for due games failed");
                     continue;
                 }

@@ -99,6 +99,7 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
                 Ok(Some(notification)) => match notification.channel() {
                     GAMES_CHANNEL => match parse_game_notice(notification.payload()) {
                         Some(notice) if notice.node != node => {
+                            hub.metrics().notification_received();
                             for (game, _version) in notice.changes {
                                 hub.changed_elsewhere(game);
                             }

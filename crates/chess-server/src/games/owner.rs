@@ -442,7 +442,13 @@ impl Owner {
             _ => None,
         });
         match played {
-            Some(version) => Ok(Applied::Ack { ply, uci, version }),
+            Some(version) => {
+                let waited = now_ms().saturating_sub(now);
+                self.hub
+                    .metrics()
+                    .move_committed(Duration::from_millis(waited));
+                Ok(Applied::Ack { ply, uci, version })
+            }
             // Settling the clock ended the game first: the move came too late.
             None => Err(Refusal::new(
                 "game_over",

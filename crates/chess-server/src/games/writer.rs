@@ -17,6 +17,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::notify::{GAMES_CHANNEL, game_notices};
+use crate::metrics::Metrics;
 use crate::store::{GameWrite, Store, StoreError, WriteOutcome};
 
 /// Most games in one transaction.
@@ -59,10 +60,19 @@ impl std::fmt::Debug for Pending {
 impl Writer {
     /// Starts the writer of node `node` over `store`. It runs until
     /// [`Writer::stop`] (or until every handle is dropped).
-    pub fn start(store: Store, node: Uuid) -> (Writer, tokio::task::JoinHandle<()>) {
+    pub fn start(
+        store: Store,
+        node: Uuid,
+        metrics: Metrics,
+    ) -> (Writer, tokio::task::JoinHandle<()>) {
         let (queue, inbox) = mpsc::channel(QUEUE);
         let stop = Arc::new(Notify::new());
-        let task = tokio::spawn(run(store, node, inbox, Arc::clone(&stop)));
+        let batch = Batcher {
+            store,
+            node,
+            metrics,
+        };
+        let task = tokio::spawn(run(batch, inbox, Arc::clone(&stop)));
         (Writer { queue, stop }, task)
     }
 
@@ -88,7 +98,14 @@ impl Writer {
     }
 }
 
-async fn run(store: Store, node: Uuid, mut inbox: mpsc::Receiver<Pending>, stop: Arc<Notify>) {
+/// What the writer task needs to commit a batch.
+struct Batcher {
+    store: Store,
+    node: Uuid,
+    metrics: Metrics,
+}
+
+async fn run(batcher: Batcher, mut inbox: mpsc::Receiver<Pending>, stop: Arc<Notify>) {
     let mut batch: Vec<Pending> = Vec::with_capacity(MAX_BATCH);
     loop {
         let received = tokio::select! {
@@ -101,40 +118,54 @@ async fn run(store: Store, node: Uuid, mut inbox: mpsc::Receiver<Pending>, stop:
         if received == 0 {
             break;
         }
-        commit(&store, node, std::mem::take(&mut batch)).await;
+        batcher.commit(std::mem::take(&mut batch)).await;
     }
     // Stopping: what was queued before the close is still committed.
     while inbox.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        commit(&store, node, std::mem::take(&mut batch)).await;
+        batcher.commit(std::mem::take(&mut batch)).await;
     }
 }
 
-/// Commits one batch and answers every owner in it.
-async fn commit(store: &Store, node: Uuid, batch: Vec<Pending>) {
-    let writes: Vec<GameWrite> = batch.iter().map(|pending| pending.write.clone()).collect();
-    let notices = game_notices(
-        node,
-        writes.iter().map(|write| (write.row.id, write.row.version)),
-    );
-    match store.write_batch(&writes, GAMES_CHANNEL, &notices).await {
-        Ok(outcomes) => {
-            for (pending, outcome) in batch.into_iter().zip(outcomes) {
-                let _ = pending.reply.send(Ok(outcome));
+impl Batcher {
+    /// Commits one batch and answers every owner in it.
+    async fn commit(&self, batch: Vec<Pending>) {
+        let started = std::time::Instant::now();
+        let writes: Vec<GameWrite> = batch.iter().map(|pending| pending.write.clone()).collect();
+        let notices = game_notices(
+            self.node,
+            writes.iter().map(|write| (write.row.id, write.row.version)),
+        );
+        match self
+            .store
+            .write_batch(&writes, GAMES_CHANNEL, &notices)
+            .await
+        {
+            Ok(outcomes) => {
+                self.metrics
+                    .batch_committed(writes.len(), started.elapsed());
+                if self.store.is_postgres() {
+                    self.metrics
+                        .notifications_sent(u64::try_from(notices.len()).unwrap_or(u64::MAX));
+                }
+                for (pending, outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = pending.reply.send(Ok(outcome));
+                }
             }
-        }
-        Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {
-            // One write broke the batch (a constraint, a corrupt row):
-            // commit each alone so the others are not refused for it.
-            tracing::warn!(%error, games = batch.len(), "a batch failed; writing its games one by one");
-            for pending in batch {
-                Box::pin(commit(store, node, vec![pending])).await;
+            Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {
+                // One write broke the batch (a constraint, a corrupt row):
+                // commit each alone so the others are not refused for it.
+                tracing::warn!(%error, games = batch.len(), "a batch failed; writing its games one by one");
+                for pending in batch {
+                    Box::pin(self.commit(vec![pending])).await;
+                }
             }
-        }
-        Err(error) => {
-            tracing::error!(%error, games = batch.len(), "a batch could not be committed");
-            let failure = WriteError::Unavailable(error.to_string());
-            for pending in batch {
-                let _ = pending.reply.send(Err(failure.clone()));
+            Err(error) => {
+                self.metrics.store_error(&error);
+                tracing::error!(%error, games = batch.len(), "a batch could not be committed");
+                let failure = WriteError::Unavailable(error.to_string());
+                for pending in batch {
+                    let _ = pending.reply.send(Err(failure.clone()));
+                }
             }
         }
     }

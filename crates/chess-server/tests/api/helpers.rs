@@ -154,6 +154,8 @@ pub fn test_settings(database_url: &str) -> Settings {
 pub struct TestApp {
     pub address: String,
     pub port: u16,
+    /// Where `/metrics` is served, when the settings ask for it.
+    pub metrics_address: Option<std::net::SocketAddr>,
     pub backend: Backend,
     pub settings: Settings,
     pub db: Option<TestDatabase>,
@@ -192,6 +194,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
         .await
         .expect("the server starts");
     let port = app.port();
+    let metrics_address = app.metrics_address();
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         app.run_until_stopped(async {
@@ -203,6 +206,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
         port,
+        metrics_address,
         backend,
         settings,
         db: None,

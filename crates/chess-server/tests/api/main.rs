@@ -10,6 +10,7 @@ mod computer;
 mod endings;
 mod identity;
 mod lobby;
+mod metrics;
 mod nodes;
 mod premoves;
 mod restart;

@@ -1,0 +1,407 @@
+//! Operational metrics in the Prometheus text format (OpenMetrics flavour),
+//! served on their own listener (`--metrics-listen`) so a public port never
+//! exposes them. `docs/performance.md` says what each metric means and how to
+//! scrape it.
+//!
+//! [`Metrics`] is a cheap, cloneable handle: every recording method is a few
+//! atomic operations, safe to call on the move path.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::store::StoreError;
+
+/// The exposition's media type: Prometheus parses OpenMetrics text (counter
+/// families without their `_total` suffix, a final `# EOF`).
+const CONTENT_TYPE_OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Every metric of one node; clones share them.
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    registry: Registry,
+    moves_committed: Counter,
+    ack_latency: Histogram,
+    batch_moves: Histogram,
+    batch_duration: Histogram,
+    live_games: Gauge,
+    game_sockets: Gauge,
+    lobby_sockets: Gauge,
+    notifications_sent: Counter,
+    notifications_received: Counter,
+    store_errors: Family<StoreErrorLabels, Counter>,
+}
+
+/// Every `kind` of `chess_store_errors_total` (see [`store_error_kind`]).
+const STORE_ERROR_KINDS: [&str; 6] = [
+    "conflict",
+    "corrupt",
+    "pool_timeout",
+    "io",
+    "database",
+    "setup",
+];
+
+/// The label of `chess_store_errors_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StoreErrorLabels {
+    kind: &'static str,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh set of metrics, all at zero.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("chess");
+        // 0.5 ms .. about 8 s, doubling: an ack is a socket round trip plus
+        // one commit, from well under a millisecond to seconds under overload.
+        let ack_latency = Histogram::new(exponential_buckets(0.000_5, 2.0, 15));
+        // 1 .. 4096 moves per transaction, doubling.
+        let batch_moves = Histogram::new(exponential_buckets(1.0, 2.0, 13));
+        // 0.1 ms .. about 1.6 s, doubling: one commit, fsync included.
+        let batch_duration = Histogram::new(exponential_buckets(0.000_1, 2.0, 15));
+        let inner = Inner {
+            moves_committed: Counter::default(),
+            ack_latency,
+            batch_moves,
+            batch_duration,
+            live_games: Gauge::default(),
+            game_sockets: Gauge::default(),
+            lobby_sockets: Gauge::default(),
+            notifications_sent: Counter::default(),
+            notifications_received: Counter::default(),
+            store_errors: Family::default(),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "moves_committed",
+            "Moves committed to the database (each one acknowledged to its player)",
+            inner.moves_committed.clone(),
+        );
+        registry.register(
+            "move_ack_seconds",
+            "Time from a move's arrival on its socket to its ack, commit included",
+            inner.ack_latency.clone(),
+        );
+        registry.register(
+            "commit_batch_moves",
+            "Moves committed together in one transaction",
+            inner.batch_moves.clone(),
+        );
+        registry.register(
+            "commit_batch_seconds",
+            "Duration of one group-commit transaction",
+            inner.batch_duration.clone(),
+        );
+        registry.register(
+            "live_games",
+            "Games loaded in memory on this node",
+            inner.live_games.clone(),
+        );
+        registry.register(
+            "game_sockets",
+            "Open game WebSockets on this node",
+            inner.game_sockets.clone(),
+        );
+        registry.register(
+            "lobby_sockets",
+            "Open lobby WebSockets on this node",
+            inner.lobby_sockets.clone(),
+        );
+        registry.register(
+            "notifications_sent",
+            "Change notifications this node sent to the other nodes",
+            inner.notifications_sent.clone(),
+        );
+        registry.register(
+            "notifications_received",
+            "Change notifications this node received from the other nodes",
+            inner.notifications_received.clone(),
+        );
+        registry.register(
+            "store_errors",
+            "Database operations that failed, by kind",
+            inner.store_errors.clone(),
+        );
+        // Every kind starts at zero, so the family is scraped before the first
+        // error and `rate()` over it reads 0 rather than nothing.
+        for kind in STORE_ERROR_KINDS {
+            let _ = inner.store_errors.get_or_create(&StoreErrorLabels { kind });
+        }
+        Metrics {
+            inner: Arc::new(Inner { registry, ..inner }),
+        }
+    }
+
+    /// One move committed and acknowledged `ack_latency` after it arrived.
+    pub fn move_committed(&self, ack_latency: Duration) {
+        self.inner.moves_committed.inc();
+        self.inner.ack_latency.observe(ack_latency.as_secs_f64());
+    }
+
+    /// One transaction of the group-commit writer: `moves` moves committed
+    /// together in `duration`.
+    pub fn batch_committed(&self, moves: usize, duration: Duration) {
+        self.inner.batch_moves.observe(moves as f64);
+        self.inner.batch_duration.observe(duration.as_secs_f64());
+    }
+
+    /// The number of games loaded in memory now.
+    pub fn live_games_set(&self, games: usize) {
+        self.inner
+            .live_games
+            .set(i64::try_from(games).unwrap_or(i64::MAX));
+    }
+
+    /// `count` change notifications sent to the other nodes.
+    pub fn notifications_sent(&self, count: u64) {
+        self.inner.notifications_sent.inc_by(count);
+    }
+
+    /// One change notification received from another node.
+    pub fn notification_received(&self) {
+        self.inner.notifications_received.inc();
+    }
+
+    /// A failed database operation, counted by the kind of failure.
+    pub fn store_error(&self, error: &StoreError) {
+        let kind = store_error_kind(error);
+        self.inner
+            .store_errors
+            .get_or_create(&StoreErrorLabels { kind })
+            .inc();
+    }
+
+    /// `serve` (a game socket's whole life) counted in `chess_game_sockets`
+    /// while it runs; the count drops even if the task is aborted.
+    pub fn game_socket<F: Future>(&self, serve: F) -> impl Future<Output = F::Output> + use<F> {
+        tracked(self.inner.game_sockets.clone(), serve)
+    }
+
+    /// `serve` (a lobby socket's whole life) counted in `chess_lobby_sockets`.
+    pub fn lobby_socket<F: Future>(&self, serve: F) -> impl Future<Output = F::Output> + use<F> {
+        tracked(self.inner.lobby_sockets.clone(), serve)
+    }
+
+    /// The exposition of every metric.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.inner.registry);
+        text
+    }
+}
+
+/// The label value for `error`: few and fixed, so the series stay bounded.
+fn store_error_kind(error: &StoreError) -> &'static str {
+    match error {
+        StoreError::Conflict => "conflict",
+        StoreError::Corrupt(_) => "corrupt",
+        StoreError::Database(sqlx::Error::PoolTimedOut) => "pool_timeout",
+        StoreError::Database(sqlx::Error::Io(_)) => "io",
+        StoreError::Database(_) => "database",
+        StoreError::Shared(error) => store_error_kind(error),
+        StoreError::UnsupportedUrl(_) | StoreError::Folder(_) | StoreError::Migrate(_) => "setup",
+    }
+}
+
+/// Runs `work` with `gauge` one higher; lowered again when it ends or is dropped.
+async fn tracked<F: Future>(gauge: Gauge, work: F) -> F::Output {
+    struct Open(Gauge);
+    impl Drop for Open {
+        fn drop(&mut self) {
+            self.0.dec();
+        }
+    }
+    gauge.inc();
+    let _open = Open(gauge);
+    work.await
+}
+
+/// The router of the metrics listener: `GET /metrics`.
+pub fn router(metrics: Metrics) -> Router {
+    Router::new()
+        .route("/metrics", get(exposition))
+        .with_state(metrics)
+}
+
+async fn exposition(State(metrics): State<Metrics>) -> Response {
+    (
+        StatusCode::OK,
+        [(CONTENT_TYPE, CONTENT_TYPE_OPENMETRICS)],
+        metrics.encode(),
+    )
+        .into_response()
+}
+
+/// The metrics listener, bound at start-up so a taken port fails the start.
+#[derive(Debug)]
+pub struct Endpoint {
+    listener: TcpListener,
+    address: SocketAddr,
+}
+
+impl Endpoint {
+    /// Binds `address` (port 0 picks a free one).
+    ///
+    /// # Errors
+    /// The IO error of the bind.
+    pub async fn bind(address: SocketAddr) -> std::io::Result<Endpoint> {
+        let listener = TcpListener::bind(address).await?;
+        let address = listener.local_addr()?;
+        Ok(Endpoint { listener, address })
+    }
+
+    /// The address it listens on (the real port when 0 was asked for).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Serves `/metrics` in a task until `shutdown` turns true.
+    pub fn spawn(self, metrics: Metrics, mut shutdown: watch::Receiver<bool>) {
+        tokio::spawn(async move {
+            let stopped = async move {
+                let _ = shutdown.wait_for(|stop| *stop).await;
+            };
+            let served = axum::serve(self.listener, router(metrics))
+                .with_graceful_shutdown(stopped)
+                .await;
+            if let Err(error) = served {
+                tracing::error!(%error, "the metrics listener failed");
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of the sample line starting with `name` (labels included).
+    fn sample(text: &str, name: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+            .and_then(|value| value.parse().ok())
+    }
+
+    #[test]
+    fn a_committed_move_counts_once_and_lands_in_its_latency_bucket() {
+        let metrics = Metrics::new();
+        metrics.move_committed(Duration::from_millis(3));
+        metrics.move_committed(Duration::from_millis(40));
+        let text = metrics.encode();
+        assert_eq!(sample(&text, "chess_moves_committed_total"), Some(2.0));
+        assert_eq!(sample(&text, "chess_move_ack_seconds_count"), Some(2.0));
+        // 3 ms is above the 2 ms bucket and within the 4 ms one.
+        assert_eq!(
+            sample(&text, "chess_move_ack_seconds_bucket{le=\"0.002\"}"),
+            Some(0.0)
+        );
+        assert_eq!(
+            sample(&text, "chess_move_ack_seconds_bucket{le=\"0.004\"}"),
+            Some(1.0)
+        );
+        assert!(text.ends_with("# EOF\n"), "{text}");
+    }
+
+    #[test]
+    fn batches_record_their_size_and_duration() {
+        let metrics = Metrics::new();
+        metrics.batch_committed(50, Duration::from_millis(2));
+        let text = metrics.encode();
+        assert_eq!(sample(&text, "chess_commit_batch_moves_sum"), Some(50.0));
+        assert_eq!(sample(&text, "chess_commit_batch_seconds_count"), Some(1.0));
+    }
+
+    #[tokio::test]
+    async fn a_socket_is_counted_while_it_runs_and_not_after() {
+        let metrics = Metrics::new();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let socket = tokio::spawn(metrics.game_socket(async move {
+            let _ = released.await;
+        }));
+        // The gauge goes up once the task runs.
+        while sample(&metrics.encode(), "chess_game_sockets") != Some(1.0) {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(sample(&metrics.encode(), "chess_lobby_sockets"), Some(0.0));
+        release.send(()).expect("the socket task waits");
+        socket.await.expect("the socket task ends");
+        assert_eq!(sample(&metrics.encode(), "chess_game_sockets"), Some(0.0));
+    }
+
+    #[tokio::test]
+    async fn an_aborted_socket_task_is_no_longer_counted() {
+        let metrics = Metrics::new();
+        let socket = tokio::spawn(metrics.lobby_socket(std::future::pending::<()>()));
+        while sample(&metrics.encode(), "chess_lobby_sockets") != Some(1.0) {
+            tokio::task::yield_now().await;
+        }
+        socket.abort();
+        let _ = socket.await;
+        assert_eq!(sample(&metrics.encode(), "chess_lobby_sockets"), Some(0.0));
+    }
+
+    #[test]
+    fn store_errors_are_counted_by_kind() {
+        let metrics = Metrics::new();
+        metrics.store_error(&StoreError::Conflict);
+        metrics.store_error(&StoreError::Conflict);
+        metrics.store_error(&StoreError::Database(sqlx::Error::PoolTimedOut));
+        let text = metrics.encode();
+        assert_eq!(
+            sample(&text, "chess_store_errors_total{kind=\"conflict\"}"),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(&text, "chess_store_errors_total{kind=\"pool_timeout\"}"),
+            Some(1.0)
+        );
+        // The other kinds are there from the start, at zero.
+        assert_eq!(
+            sample(&text, "chess_store_errors_total{kind=\"io\"}"),
+            Some(0.0)
+        );
+    }
+
+    #[test]
+    fn gauges_and_notification_counters_show_what_was_set() {
+        let metrics = Metrics::new();
+        metrics.live_games_set(7);
+        metrics.notifications_sent(3);
+        metrics.notification_received();
+        let text = metrics.encode();
+        assert_eq!(sample(&text, "chess_live_games"), Some(7.0));
+        assert_eq!(sample(&text, "chess_notifications_sent_total"), Some(3.0));
+        assert_eq!(
+            sample(&text, "chess_notifications_received_total"),
+            Some(1.0)
+        );
+    }
+}

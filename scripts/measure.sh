@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One row of docs/performance.md: starts the release server on a fresh
+# database and a free port, runs the load tool against it as its own process
+# (with --server-pid, so the server's CPU and memory are reported), then stops
+# the server and removes the database.
+#
+#   scripts/measure.sh sqlite   --games 100 --duration-s 30
+#   scripts/measure.sh postgres --games 1000 --think-ms 1000-3000 --duration-s 60
+#
+# Build first: cargo build --release -p chess-server --bin chess-server --example load
+# TEST_POSTGRES_URL is the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres).
+set -euo pipefail
+
+backend=${1:?usage: scripts/measure.sh sqlite|postgres LOAD_FLAGS...}
+shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}/release
+server_bin=$target/chess-server
+load_bin=$target/examples/load
+for bin in "$server_bin" "$load_bin"; do
+    [[ -x $bin ]] || { echo "measure: $bin is missing: build it first" >&2; exit 1; }
+done
+
+work=$(mktemp -d /tmp/chess-measure.XXXXXX)
+admin_url=${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+database=""
+case $backend in
+    sqlite) database_url="sqlite://$work/chess.db" ;;
+    postgres)
+        database="chess_measure_$(date +%s)_$$"
+        psql -q "$admin_url" -c "create database \"$database\""
+        database_url="${admin_url%/*}/$database"
+        ;;
+    *) echo "measure: the backend is sqlite or postgres, not $backend" >&2; exit 1 ;;
+esac
+
+# A free port: bind port 0 and read what the kernel chose.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+server_pid=""
+cleanup() {
+    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid"
+        wait "$server_pid" || true
+    fi
+    if [[ -n $database ]]; then
+        psql -q "$admin_url" -c "drop database if exists \"$database\" with (force)" || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
+    --data-dir "$work" --web-dir "$root/web" >"$work/server.log" 2>&1 &
+server_pid=$!
+
+for _ in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+    sleep 0.1
+done
+
+echo "measure: $backend server pid $server_pid on port $port"
+"$load_bin" --url "http://127.0.0.1:$port" --server-pid "$server_pid" "$@"
