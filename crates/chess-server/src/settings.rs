@@ -102,9 +102,10 @@ pub struct Settings {
     #[arg(long, env = "WS_SILENCE_TIMEOUT_MS", default_value_t = 5_000)]
     pub ws_silence_timeout_ms: u64,
 
-    /// This node's name among the nodes sharing the database (default: its
-    /// listen address). A node restarted under the same name drops its
-    /// earlier run's premoves at once instead of after a heartbeat timeout.
+    /// This node's name among the nodes sharing the database (default: host
+    /// name and port). Every node needs its own: a node restarted under the
+    /// same name drops its earlier run's premoves at once instead of after a
+    /// heartbeat timeout.
     #[arg(long, env = "NODE_NAME")]
     pub node_name: Option<String>,
     /// Address of the Prometheus `/metrics` listener, e.g. `127.0.0.1:9464`.

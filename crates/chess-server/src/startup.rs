@@ -148,7 +148,7 @@ impl Application {
         let node_name = settings
             .node_name
             .clone()
-            .unwrap_or_else(|| format!("{}:{port}", settings.host));
+            .unwrap_or_else(|| default_node_name(port));
         let (shutdown, shutdown_rx) = watch::channel(false);
         let (hub, writer) = Hub::new(
             store.clone(),
@@ -331,6 +331,19 @@ impl Application {
         store.close().await;
         result
     }
+}
+
+/// This machine's host name and the port: unique per node as long as two
+/// nodes on one host listen on different ports (containers have their own
+/// host names).
+fn default_node_name(port: u16) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned());
+    format!("{host}:{port}")
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
