@@ -57,27 +57,9 @@ struct Args {
     backend: Backend,
 }
 
-/// The message types of the game socket, valid and not.
-const TYPES: &[&str] = &[
-    "hello",
-    "move",
-    "premove",
-    "cancel_premove",
-    "resign",
-    "abort",
-    "draw_offer",
-    "draw_accept",
-    "draw_decline",
-    "draw_withdraw",
-    "rematch_offer",
-    "rematch_accept",
-    "rematch_decline",
-    "rematch_withdraw",
-    "takeback",
-    "ping",
-    "teleport",
-    "",
-];
+/// Message types the game socket does not know, beside the ones it does
+/// (`protocol::CLIENT_TYPES`).
+const UNKNOWN_TYPES: &[&str] = &["teleport", ""];
 
 /// One socket: what it sends, and what it received.
 struct Connection {
@@ -328,7 +310,13 @@ async fn frame(
             )
         }
         30..55 => {
-            let kind = *TYPES.choose(rng).unwrap_or(&"move");
+            // Mostly known types, now and then an unknown one.
+            let types = if rng.random_bool(0.9) {
+                chess_server::protocol::CLIENT_TYPES
+            } else {
+                UNKNOWN_TYPES
+            };
+            let kind = *types.choose(rng).unwrap_or(&"move");
             let mut message = json!({ "type": kind });
             if rng.random_bool(0.7) {
                 message["uci"] = json!(random_uci(rng));

@@ -44,7 +44,8 @@ pub enum ClientMsg {
     },
 }
 
-const CLIENT_TYPES: &[&str] = &[
+/// Every message type the game socket understands (fuzzers draw from it).
+pub const CLIENT_TYPES: &[&str] = &[
     "hello",
     "move",
     "premove",

@@ -42,25 +42,6 @@ const MESSAGES: &[&str] = &[
     r#"{"type":"ping","t":1764421234000}"#,
 ];
 
-const MESSAGE_TYPES: &[&str] = &[
-    "hello",
-    "move",
-    "premove",
-    "cancel_premove",
-    "resign",
-    "abort",
-    "draw_offer",
-    "draw_accept",
-    "draw_decline",
-    "draw_withdraw",
-    "rematch_offer",
-    "rematch_accept",
-    "rematch_decline",
-    "rematch_withdraw",
-    "takeback",
-    "ping",
-];
-
 /// Text from `seeds` with up to eight random edits: a character inserted,
 /// removed or replaced, a slice repeated, the end cut off.
 fn mutated(seeds: &'static [&'static str]) -> impl Strategy<Value = String> {
@@ -120,7 +101,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 /// names real messages use.
 fn message_like() -> impl Strategy<Value = String> {
     (
-        prop::sample::select(MESSAGE_TYPES),
+        prop::sample::select(chess_server::protocol::CLIENT_TYPES),
         prop::collection::btree_map(
             prop_oneof![
                 Just("uci".to_owned()),

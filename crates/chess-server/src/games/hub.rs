@@ -5,6 +5,7 @@
 //! (on Postgres) the listener for other nodes' changes.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -15,14 +16,14 @@ use tokio::sync::{oneshot, watch};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::live::{Command, Entry, Refusal};
+use super::live::Entry;
 use super::notify::{GAMES_CHANNEL, game_notices};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
 use crate::clock::now_ms;
 use crate::metrics::Metrics;
-use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
+use crate::model::{GameMode, GameStatus, PlayerKind};
 use crate::store::{GameRow, PlayerRow, Store, StoreError};
 
 /// How often the sweeper looks for games whose deadline passed.
@@ -405,6 +406,29 @@ impl Hub {
         Ok(handle)
     }
 
+    /// Calls `call` with the handle of game `id` (loading it if needed),
+    /// again with a fresh handle when the owner unloaded meanwhile; `None` if
+    /// there is no such game.
+    async fn with_game<T, Call, Reply>(
+        self: &Arc<Self>,
+        id: Uuid,
+        mut call: Call,
+    ) -> Result<Option<T>, StoreError>
+    where
+        Call: FnMut(GameHandle) -> Reply,
+        Reply: Future<Output = Result<T, Gone>>,
+    {
+        for _ in 0..GONE_RETRIES {
+            let Some(handle) = self.get(id).await? else {
+                return Ok(None);
+            };
+            if let Ok(value) = call(handle).await {
+                return Ok(Some(value));
+            }
+        }
+        Err(StoreError::Corrupt("the game kept unloading".to_owned()))
+    }
+
     /// Reads game `id` with `look`, loading it if needed; `None` if there is
     /// no such game. `fresh`: see [`GameHandle::inspect_fresh`].
     ///
@@ -416,47 +440,21 @@ impl Hub {
         fresh: bool,
         look: impl FnOnce(&Entry) -> T + Send + Clone + 'static,
     ) -> Result<Option<T>, StoreError> {
-        for _ in 0..GONE_RETRIES {
-            let Some(handle) = self.get(id).await? else {
-                return Ok(None);
-            };
-            let inspected = if fresh {
-                handle.inspect_fresh(look.clone()).await
-            } else {
-                handle.inspect(look.clone()).await
-            };
-            match inspected {
-                Ok(value) => return Ok(Some(value)),
-                Err(Gone) => continue,
+        self.with_game(id, |handle| {
+            let look = look.clone();
+            async move {
+                if fresh {
+                    handle.inspect_fresh(look).await
+                } else {
+                    handle.inspect(look).await
+                }
             }
-        }
-        Err(StoreError::Corrupt("the game kept unloading".to_owned()))
+        })
+        .await
     }
 
-    /// Runs `command` for `seat` in game `id` (the engine's and HTTP's way;
-    /// sockets hold a handle).
-    ///
-    /// # Errors
-    /// A storage failure while loading; `Ok(None)` if there is no such game.
-    pub async fn command(
-        self: &Arc<Self>,
-        id: Uuid,
-        seat: Seat,
-        command: Command,
-    ) -> Result<Option<Result<super::live::Applied, Refusal>>, StoreError> {
-        for _ in 0..GONE_RETRIES {
-            let Some(handle) = self.get(id).await? else {
-                return Ok(None);
-            };
-            match handle.command(seat, command.clone(), now_ms()).await {
-                Ok(outcome) => return Ok(Some(outcome)),
-                Err(Gone) => continue,
-            }
-        }
-        Err(StoreError::Corrupt("the game kept unloading".to_owned()))
-    }
-
-    /// Seats `player` in open challenge `id`.
+    /// Seats `player` in open challenge `id`; `Ok(None)` if there is no such
+    /// game.
     ///
     /// # Errors
     /// [`JoinError::Taken`] when the seat was taken first; a storage failure.
@@ -465,18 +463,13 @@ impl Hub {
         id: Uuid,
         player: PlayerRow,
     ) -> Result<Option<chess_rules::Color>, JoinError> {
-        for _ in 0..GONE_RETRIES {
-            let Some(handle) = self.get(id).await? else {
-                return Ok(None);
-            };
-            match handle.join(player.clone()).await {
-                Ok(outcome) => return outcome.map(Some),
-                Err(Gone) => continue,
-            }
-        }
-        Err(JoinError::Store(StoreError::Corrupt(
-            "the game kept unloading".to_owned(),
-        )))
+        let joined = self
+            .with_game(id, |handle| {
+                let player = player.clone();
+                async move { handle.join(player).await }
+            })
+            .await?;
+        joined.transpose()
     }
 
     /// Tells the other nodes that game `id` changed outside the writer (a

@@ -736,6 +736,12 @@ impl Owner {
         self.entry = fresh;
         self.entry.connections = connections;
         self.recent = recent;
+        tracing::debug!(
+            from = cached,
+            to = self.entry.game.version(),
+            replayable,
+            "caught up with the stored game"
+        );
         if replayable {
             self.broadcast(missed, now_ms());
         } else {

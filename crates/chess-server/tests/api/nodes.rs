@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, Socket, TestApp, clock, correspondence, play_moves, spawn_app, start,
+    Backend, Guest, Socket, TestApp, clock, correspondence, play_moves, spawn_app, start,
 };
 
 /// A first node on a fresh Postgres database and `more` nodes beside it;
@@ -20,18 +20,52 @@ async fn nodes(more: usize) -> Option<(TestApp, Vec<TestApp>)> {
     Some((first, others))
 }
 
+/// How long a message may take to cross nodes before the test fails: far
+/// above the figures in docs/performance.md, so a busy machine does not fail it.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// White's socket on node `a` and Black's on node `b`, each past its `hello`.
+async fn seat_across(
+    a: &TestApp,
+    b: &TestApp,
+    game_id: &str,
+    white: &Guest,
+    black: &Guest,
+) -> (Socket, Socket) {
+    let mut white_socket = a.socket(game_id, Some(white)).await;
+    white_socket.hello().await;
+    let mut black_socket = b.socket(game_id, Some(black)).await;
+    black_socket.hello().await;
+    (white_socket, black_socket)
+}
+
+/// Plays `moves` from ply 0, each seen by the opponent before the reply is
+/// sent (a socket that plays reads past its own earlier messages).
+async fn play_across(white: &mut Socket, black: &mut Socket, moves: &[&str]) {
+    for (ply, uci) in moves.iter().enumerate() {
+        let ply = u32::try_from(ply).expect("few moves");
+        let (mover, waiter) = if ply % 2 == 0 {
+            (&mut *white, &mut *black)
+        } else {
+            (&mut *black, &mut *white)
+        };
+        mover.play(uci, ply).await;
+        move_seen(waiter, uci, "a move made on the other node").await;
+    }
+}
+
 /// The next message on `socket` within a few seconds, failing the test
 /// with `what` otherwise.
 async fn within(socket: &mut Socket, kind: &str, what: &str) -> Value {
-    tokio::time::timeout(Duration::from_secs(5), socket.recv_type(kind))
+    tokio::time::timeout(PATIENCE, socket.recv_type(kind))
         .await
-        .unwrap_or_else(|_| panic!("no {kind} within 5 s: {what}"))
+        .unwrap_or_else(|_| panic!("no {kind} in time: {what}"))
 }
 
 /// The `move` event of `uci` (skipping earlier ones, such as the socket's
 /// own moves coming back).
 async fn move_seen(socket: &mut Socket, uci: &str, what: &str) -> Value {
-    tokio::time::timeout(Duration::from_secs(5), async {
+    tokio::time::timeout(PATIENCE, async {
         loop {
             let event = socket.recv_event("move").await;
             if event["event"]["uci"] == uci {
@@ -40,13 +74,13 @@ async fn move_seen(socket: &mut Socket, uci: &str, what: &str) -> Value {
         }
     })
     .await
-    .unwrap_or_else(|_| panic!("no move {uci} within 5 s: {what}"))
+    .unwrap_or_else(|_| panic!("no move {uci} in time: {what}"))
 }
 
 async fn next_event(socket: &mut Socket, kind: &str, what: &str) -> Value {
-    tokio::time::timeout(Duration::from_secs(5), socket.recv_event(kind))
+    tokio::time::timeout(PATIENCE, socket.recv_event(kind))
         .await
-        .unwrap_or_else(|_| panic!("no {kind} event within 5 s: {what}"))
+        .unwrap_or_else(|_| panic!("no {kind} event in time: {what}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,15 +106,9 @@ async fn players_and_a_spectator_on_three_nodes_play_to_mate() {
     let mut spectator = c.socket(&game_id, None).await;
     spectator.hello().await;
 
-    for (ply, uci) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
-        let ply = u32::try_from(ply).expect("few");
-        let (mover, waiter) = if ply % 2 == 0 {
-            (&mut white_socket, &mut black_socket)
-        } else {
-            (&mut black_socket, &mut white_socket)
-        };
-        mover.play(uci, ply).await;
-        move_seen(waiter, uci, "the opponent's move from another node").await;
+    let fools_mate = ["f2f3", "e7e5", "g2g4", "d8h4"];
+    play_across(&mut white_socket, &mut black_socket, &fools_mate).await;
+    for uci in fools_mate {
         move_seen(&mut spectator, uci, "a move seen by a spectator").await;
     }
     for socket in [&mut white_socket, &mut black_socket, &mut spectator] {
@@ -104,14 +132,8 @@ async fn a_draw_offer_and_a_rematch_across_nodes() {
     let b = &others[0];
     let (white, black) = (a.guest().await, b.guest().await);
     let game_id = a.online_game(&white, &black, correspondence()).await;
-    let mut white_socket = a.socket(&game_id, Some(&white)).await;
-    white_socket.hello().await;
-    let mut black_socket = b.socket(&game_id, Some(&black)).await;
-    black_socket.hello().await;
-    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
-    // Both first moves are seen on the other node before the offer.
-    move_seen(&mut black_socket, "e2e4", "white's move").await;
-    move_seen(&mut white_socket, "e7e5", "black's move").await;
+    let (mut white_socket, mut black_socket) = seat_across(&a, b, &game_id, &white, &black).await;
+    play_across(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
 
     white_socket.send(json!({ "type": "draw_offer" })).await;
     next_event(&mut black_socket, "draw_offered", "the offer from node A").await;
@@ -145,12 +167,8 @@ async fn a_premove_set_on_one_node_is_played_when_the_opponent_moves_on_the_othe
     let b = &others[0];
     let (white, black) = (a.guest().await, b.guest().await);
     let game_id = a.online_game(&white, &black, clock(300_000, 0)).await;
-    let mut white_socket = a.socket(&game_id, Some(&white)).await;
-    white_socket.hello().await;
-    let mut black_socket = b.socket(&game_id, Some(&black)).await;
-    black_socket.hello().await;
-    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
-    move_seen(&mut white_socket, "e7e5", "black's first move").await;
+    let (mut white_socket, mut black_socket) = seat_across(&a, b, &game_id, &white, &black).await;
+    play_across(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
 
     black_socket
         .send(json!({ "type": "premove", "uci": "b8c6" }))
@@ -185,7 +203,7 @@ async fn a_game_nobody_hosts_flags_exactly_once_with_two_nodes_running() {
     a.stop().await;
     let b = others.remove(0);
     let mut watcher = None;
-    for _ in 0..40 {
+    for _ in 0..80 {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let state = b.state(&game_id, None).await;
         if state["status"] == "finished" {
@@ -193,7 +211,7 @@ async fn a_game_nobody_hosts_flags_exactly_once_with_two_nodes_running() {
             break;
         }
     }
-    let state = watcher.expect("the game was flagged within 20 s of White's clock running out");
+    let state = watcher.expect("the game was flagged within 40 s of White's clock running out");
     assert_eq!(state["result"]["winner"], "black", "{state}");
     assert_eq!(state["result"]["reason"], "timeout", "{state}");
     // One change: the flag. A second node flagging too would have failed its
@@ -212,12 +230,8 @@ async fn when_a_node_stops_mid_game_the_game_goes_on_on_the_other() {
     let b = &others[0];
     let (white, black) = (a.guest().await, b.guest().await);
     let game_id = a.online_game(&white, &black, correspondence()).await;
-    let mut white_socket = a.socket(&game_id, Some(&white)).await;
-    white_socket.hello().await;
-    let mut black_socket = b.socket(&game_id, Some(&black)).await;
-    black_socket.hello().await;
-    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
-    move_seen(&mut white_socket, "e7e5", "black's move").await;
+    let (mut white_socket, mut black_socket) = seat_across(&a, b, &game_id, &white, &black).await;
+    play_across(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
     // A goes away.
     let mut a = a;
     a.stop().await;
@@ -238,23 +252,30 @@ async fn a_dropped_listener_reconnects_and_no_socket_misses_a_move() {
     let b = &others[0];
     let (white, black) = (a.guest().await, b.guest().await);
     let game_id = a.online_game(&white, &black, correspondence()).await;
-    let mut white_socket = a.socket(&game_id, Some(&white)).await;
-    white_socket.hello().await;
-    let mut black_socket = b.socket(&game_id, Some(&black)).await;
-    black_socket.hello().await;
+    let (mut white_socket, mut black_socket) = seat_across(&a, b, &game_id, &white, &black).await;
 
-    // Cut every listening connection of the database (both nodes').
+    // Cut every listening connection of the database (both nodes', once
+    // both listen).
     let admin = sqlx::PgPool::connect(&a.db.as_ref().expect("db").url)
         .await
         .expect("admin connection");
-    let cut: Vec<(bool,)> = sqlx::query_as(
-        "select pg_terminate_backend(pid) from pg_stat_activity \
-         where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()",
-    )
-    .fetch_all(&admin)
-    .await
-    .expect("terminate");
-    assert!(!cut.is_empty(), "the nodes listen on their own connections");
+    let mut cut = 0;
+    for _ in 0..100 {
+        let terminated: Vec<(bool,)> = sqlx::query_as(
+            "select pg_terminate_backend(pid) from pg_stat_activity \
+             where datname = current_database() and query ilike 'listen%' \
+             and pid <> pg_backend_pid()",
+        )
+        .fetch_all(&admin)
+        .await
+        .expect("terminate");
+        cut += terminated.len();
+        if cut >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(cut >= 2, "both nodes listen on their own connections");
     admin.close().await;
 
     // Moves made right away may race the reconnection: none may be missed.
