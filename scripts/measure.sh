@@ -50,8 +50,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Every game of the load tool brings two new guests from this one address.
+NEW_GUESTS_PER_ADDRESS_PER_HOUR=10000000 \
 "$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
-    --data-dir "$work" --web-dir "$root/web" >"$work/server.log" 2>&1 &
+    --data-dir "$work" >"$work/server.log" 2>&1 &
 server_pid=$!
 
 for _ in $(seq 1 100); do

@@ -15,8 +15,11 @@ use crate::protocol::{EventView, MoveView, PlayerView, StateView};
 use crate::store::{GameRow, PlayerRow};
 use crate::time_control;
 
-/// How many recent broadcasts a game keeps for clients that resume.
-pub(super) const HISTORY: usize = 64;
+/// How many recent broadcasts a game keeps for clients that resume (a
+/// client further behind gets the full state). Each holds the situation
+/// after its change, destinations included: this is most of a live game's
+/// memory.
+pub(super) const HISTORY: usize = 16;
 
 /// Something every socket of a game receives and renders for its seat.
 #[derive(Debug)]

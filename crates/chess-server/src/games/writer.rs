@@ -130,7 +130,10 @@ impl Batcher {
     /// Commits one batch and answers every owner in it.
     async fn commit(&self, batch: Vec<Pending>) {
         let started = std::time::Instant::now();
-        let writes: Vec<GameWrite> = batch.iter().map(|pending| pending.write.clone()).collect();
+        let (writes, replies): (Vec<GameWrite>, Vec<_>) = batch
+            .into_iter()
+            .map(|pending| (pending.write, pending.reply))
+            .unzip();
         let notices = game_notices(
             self.node,
             writes.iter().map(|write| (write.row.id, write.row.version)),
@@ -147,24 +150,24 @@ impl Batcher {
                     self.metrics
                         .notifications_sent(u64::try_from(notices.len()).unwrap_or(u64::MAX));
                 }
-                for (pending, outcome) in batch.into_iter().zip(outcomes) {
-                    let _ = pending.reply.send(Ok(outcome));
+                for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                    let _ = reply.send(Ok(outcome));
                 }
             }
-            Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {
+            Err(error) if writes.len() > 1 && !is_connection_failure(&error) => {
                 // One write broke the batch (a constraint, a corrupt row):
                 // commit each alone so the others are not refused for it.
-                tracing::warn!(%error, games = batch.len(), "a batch failed; writing its games one by one");
-                for pending in batch {
-                    Box::pin(self.commit(vec![pending])).await;
+                tracing::warn!(%error, games = writes.len(), "a batch failed; writing its games one by one");
+                for (write, reply) in writes.into_iter().zip(replies) {
+                    Box::pin(self.commit(vec![Pending { write, reply }])).await;
                 }
             }
             Err(error) => {
                 self.metrics.store_error(&error);
-                tracing::error!(%error, games = batch.len(), "a batch could not be committed");
+                tracing::error!(%error, games = writes.len(), "a batch could not be committed");
                 let failure = WriteError::Unavailable(error.to_string());
-                for pending in batch {
-                    let _ = pending.reply.send(Err(failure.clone()));
+                for reply in replies {
+                    let _ = reply.send(Err(failure.clone()));
                 }
             }
         }
