@@ -18,6 +18,8 @@ import {
 } from "./game-state.js";
 
 const PING_EVERY_MS = 3000;
+/** No message from the server for this long: the connection is taken as dead. */
+const SILENCE_LIMIT_MS = 2 * PING_EVERY_MS + 1000;
 const START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const $ = (sel) => document.querySelector(sel);
 
@@ -604,6 +606,9 @@ async function main() {
     hello: (version) => ({ type: "hello", version }),
     onMessage: onServerMessage,
     onStatus: onSocketStatus,
+    // The server answers every ping: hearing nothing for a while means the
+    // connection died without closing (a lost signal); reconnect then.
+    silenceMs: SILENCE_LIMIT_MS,
   });
   socket.connect();
   trackHeaderHeight();

@@ -19,6 +19,10 @@ export class ReconnectingSocket {
    * @param {typeof WebSocket} [options.WebSocket] injected for tests
    * @param {(fn: () => void, ms: number) => any} [options.setTimeout]
    * @param {(id: any) => void} [options.clearTimeout]
+   * @param {number} [options.silenceMs] a connection that brings no message for this
+   *   long counts as lost (a server or network that went silent without closing):
+   *   it is dropped and reconnected. Only for sockets that hear regularly from the
+   *   server (the game page pings it); unset, no limit.
    */
   constructor(url, options) {
     this.url = url;
@@ -36,6 +40,8 @@ export class ReconnectingSocket {
     this.retryTimer = null;
     this.closedByUs = false;
     this.status = "closed";
+    this.silenceMs = options.silenceMs ?? null;
+    this.silenceTimer = null;
   }
 
   /** Opens the connection (and keeps it open until `close()`). */
@@ -49,6 +55,7 @@ export class ReconnectingSocket {
     this.closedByUs = true;
     if (this.retryTimer !== null) this.clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    this.#stopSilenceTimer();
     this.ws?.close();
     this.#setStatus("closed");
   }
@@ -107,6 +114,42 @@ export class ReconnectingSocket {
     this.onStatus(status);
   }
 
+  // Re-armed by every sign of life from `ws`; when it fires, `ws` is given up
+  // without waiting for a close handshake that a dead network never completes.
+  #armSilenceTimer(ws) {
+    if (this.silenceMs === null) return;
+    this.#stopSilenceTimer();
+    this.silenceTimer = this.setTimeout(() => {
+      this.silenceTimer = null;
+      if (this.ws !== ws) return;
+      ws.onclose = null;
+      ws.onmessage = null;
+      try {
+        ws.close();
+      } catch {
+        // Already closing: nothing more to release.
+      }
+      this.#lost(ws);
+    }, this.silenceMs);
+  }
+
+  #stopSilenceTimer() {
+    if (this.silenceTimer !== null) this.clearTimeout(this.silenceTimer);
+    this.silenceTimer = null;
+  }
+
+  // The connection `ws` is gone: reconnect after a growing delay.
+  #lost(ws) {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    this.#stopSilenceTimer();
+    if (this.closedByUs) return;
+    this.#setStatus("down");
+    const delay = RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
+    this.attempt += 1;
+    this.retryTimer = this.setTimeout(() => this.#open(), delay);
+  }
+
   #open() {
     this.retryTimer = null;
     this.#setStatus(this.attempt === 0 ? "connecting" : "down");
@@ -115,6 +158,7 @@ export class ReconnectingSocket {
     ws.onopen = () => {
       if (this.ws !== ws) return;
       this.attempt = 0;
+      this.#armSilenceTimer(ws);
       ws.send(JSON.stringify(this.hello(this.lastVersion)));
       this.#setStatus("open");
       for (const msg of [...this.pendingMoves.values()]) ws.send(JSON.stringify(msg));
@@ -123,6 +167,7 @@ export class ReconnectingSocket {
     };
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
+      this.#armSilenceTimer(ws);
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -131,15 +176,7 @@ export class ReconnectingSocket {
       }
       this.onMessage(msg);
     };
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      if (this.closedByUs) return;
-      this.#setStatus("down");
-      const delay = RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
-      this.attempt += 1;
-      this.retryTimer = this.setTimeout(() => this.#open(), delay);
-    };
+    ws.onclose = () => this.#lost(ws);
     ws.onerror = () => {
       // A close event always follows an error; reconnection happens there.
     };

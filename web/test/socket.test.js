@@ -116,3 +116,41 @@ test("parses server messages and ignores non-JSON frames", () => {
   net.sockets[0].onmessage({ data: "not json" });
   assert.deepEqual(received, [{ type: "pong", t: 1 }]);
 });
+
+test("a connection that goes silent is given up and reconnected", () => {
+  const net = fakeNetwork();
+  const statuses = [];
+  const s = new ReconnectingSocket("ws://x/api/games/1/socket", {
+    ...net.options,
+    hello: (version) => ({ type: "hello", version }),
+    onMessage: () => {},
+    onStatus: (st) => statuses.push(st),
+    silenceMs: 7000,
+  });
+  s.connect();
+  net.sockets[0].serverOpen();
+  assert.equal(net.timers.length, 1, "the silence limit is armed on open");
+  assert.equal(net.timers[0].ms, 7000);
+  net.sockets[0].serverSend({ type: "pong", t: 1 });
+  assert.equal(net.timers.length, 2, "every message re-arms it");
+  // The latest limit passes with no message: no close event will ever come.
+  net.timers.pop().fn();
+  assert.equal(statuses.at(-1), "down");
+  const retry = net.timers.pop();
+  assert.ok(retry.ms <= 1000, "a reconnection is scheduled at once");
+  retry.fn();
+  assert.equal(net.sockets.length, 2, "a new connection is opened");
+  net.sockets[1].serverOpen();
+  assert.equal(statuses.at(-1), "open");
+  // The old connection's late events change nothing.
+  net.sockets[0].serverSend({ type: "pong", t: 2 });
+  assert.equal(net.sockets[1].readyState, 1);
+});
+
+test("without a silence limit a quiet connection stays", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  assert.equal(net.timers.length, 0);
+});
