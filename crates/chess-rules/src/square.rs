@@ -249,12 +249,30 @@ impl Square {
     pub fn all() -> impl Iterator<Item = Square> {
         (0..64).map(Square)
     }
+
+    /// The square's name (`"e4"`), without allocating: servers write square
+    /// names into every message they send.
+    #[inline]
+    pub const fn name(self) -> &'static str {
+        SQUARE_NAMES[self.0 as usize]
+    }
 }
+
+const SQUARE_NAMES: [&str; 64] = [
+    "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", //
+    "a2", "b2", "c2", "d2", "e2", "f2", "g2", "h2", //
+    "a3", "b3", "c3", "d3", "e3", "f3", "g3", "h3", //
+    "a4", "b4", "c4", "d4", "e4", "f4", "g4", "h4", //
+    "a5", "b5", "c5", "d5", "e5", "f5", "g5", "h5", //
+    "a6", "b6", "c6", "d6", "e6", "f6", "g6", "h6", //
+    "a7", "b7", "c7", "d7", "e7", "f7", "g7", "h7", //
+    "a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8", //
+];
 
 impl fmt::Display for Square {
     /// `e4`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.file().char(), self.rank().char())
+        f.write_str(self.name())
     }
 }
 
@@ -294,7 +312,7 @@ impl FromStr for Square {
 #[cfg(feature = "serde")]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(self.name())
     }
 }
 
@@ -318,6 +336,14 @@ mod tests {
         assert_eq!(Square::E4.to_string(), "e4");
         for bad in ["", "e", "e9", "i1", "e44", "E4"] {
             assert_eq!(bad.parse::<Square>(), Err(ParseSquareError), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_name_table_matches_files_and_ranks() {
+        for sq in Square::all() {
+            let built: String = [sq.file().char(), sq.rank().char()].into_iter().collect();
+            assert_eq!(sq.name(), built);
         }
     }
 
