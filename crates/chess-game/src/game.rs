@@ -8,6 +8,33 @@ use crate::{
     TimeControl,
 };
 
+/// A point a game can return to: see [`Game::checkpoint`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    state: SavedState,
+    moves: usize,
+}
+
+impl Checkpoint {
+    /// How many moves had been played at the checkpoint.
+    pub fn moves(&self) -> usize {
+        self.moves
+    }
+}
+
+/// [`Game::rewind`] could not return to a checkpoint: moves were taken back
+/// since it was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RewindError;
+
+impl std::fmt::Display for RewindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("moves were taken back since the checkpoint")
+    }
+}
+
+impl std::error::Error for RewindError {}
+
 /// Which moves a take-back undoes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -120,6 +147,35 @@ impl Game {
     /// append-only.
     pub fn saved(&self) -> &SavedGame {
         &self.saved
+    }
+
+    /// A point this game can return to with [`Game::rewind`], taken before
+    /// a command whose change may yet be refused elsewhere (a server that
+    /// applies commands in place and then fails to store them). It copies
+    /// only the small changing state, not the history.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            state: self.saved.state.clone(),
+            moves: self.saved.moves.len(),
+        }
+    }
+
+    /// Returns the game to `checkpoint`, undoing every command since.
+    ///
+    /// # Errors
+    /// [`RewindError`] when moves were taken back since the checkpoint (their
+    /// record is gone); the game is then unchanged and must be rebuilt from
+    /// its saved form instead.
+    pub fn rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        if self.saved.moves.len() < checkpoint.moves {
+            return Err(RewindError);
+        }
+        self.saved.moves.truncate(checkpoint.moves);
+        while self.record.len() > checkpoint.moves {
+            self.record.pop();
+        }
+        self.saved.state = checkpoint.state;
+        Ok(())
     }
 
     // ----- Queries ---------------------------------------------------------

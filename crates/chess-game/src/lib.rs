@@ -68,7 +68,7 @@ mod time_control;
 
 pub use error::{GameError, RestoreError};
 pub use event::{Event, EventKind, PremoveCancelReason};
-pub use game::{Game, TakeBack};
+pub use game::{Checkpoint, Game, RewindError, TakeBack};
 pub use premove::Premove;
 pub use result::{EndReason, GameResult, GameStatus};
 pub use saved::{RematchState, SavedGame, SavedMove, SavedState};

@@ -1,7 +1,7 @@
 //! Property tests over random games with random move times and random
 //! offers, premoves and time checks.
 
-use chess_game::{Event, Game, GameError, GameSettings, GameSpec};
+use chess_game::{Event, Game, GameError, GameSettings, GameSpec, RewindError};
 use chess_rules::{ByColor, Color, Square};
 use proptest::prelude::*;
 
@@ -169,6 +169,33 @@ proptest! {
                 }
                 prop_assert_eq!(game.saved(), &rebuilt.saved().clone());
                 break;
+            }
+        }
+    }
+
+    #[test]
+    fn a_rewound_command_leaves_no_trace(tc_index in 0usize..TIME_CONTROLS.len(), steps in steps()) {
+        let spec = GameSpec::standard(tc(TIME_CONTROLS[tc_index]));
+        let mut game = Game::new(spec, GameSettings::default(), T0);
+        let mut now = T0;
+        for step in &steps {
+            now += step.delay_ms;
+            let before = game.saved().clone();
+            let position = game.position().clone();
+            let checkpoint = game.checkpoint();
+            let _ = run(&mut game, step, now);
+            match game.rewind(checkpoint) {
+                Ok(()) => {
+                    prop_assert_eq!(game.saved(), &before, "the rewound game differs");
+                    prop_assert_eq!(game.position(), &position);
+                    let rebuilt = Game::restore(game.saved().clone()).expect("restore");
+                    prop_assert_eq!(rebuilt.position(), game.position());
+                    // Carry on with the command applied, as if it had been stored.
+                    let _ = run(&mut game, step, now);
+                }
+                Err(RewindError) => {
+                    prop_assert!(game.moves().len() < before.moves.len(), "only a take-back cannot be rewound");
+                }
             }
         }
     }
