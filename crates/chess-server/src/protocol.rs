@@ -1,10 +1,9 @@
 //! The game socket's messages (`docs/protocol.md`): one `ClientMsg` parsed in
 //! one place, one `ServerMsg` written in one place.
 
-use std::collections::BTreeMap;
-
-use chess_rules::{ByColor, Color};
-use serde::{Deserialize, Serialize};
+use chess_rules::{Bitboard, ByColor, Color, Square};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize, Serializer};
 use uuid::Uuid;
 
 use crate::model::{GameMode, GameStatus, Seat};
@@ -174,8 +173,52 @@ pub struct ClocksView {
     pub as_of: u64,
 }
 
-/// Square → squares.
-pub type Dests = BTreeMap<String, Vec<String>>;
+/// Destinations by origin square, written `{"e2": ["e3", "e4"], "g1": ["f3", "h3"]}`.
+///
+/// Kept as bitboards and written straight into the message: every event
+/// carries them, and strings per square were most of a broadcast's work.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dests(Vec<(Square, Bitboard)>);
+
+impl Dests {
+    /// No destinations.
+    pub fn new() -> Dests {
+        Dests(Vec::new())
+    }
+
+    /// The destinations of each origin square (origins with none are left out).
+    pub fn from_pairs(pairs: Vec<(Square, Bitboard)>) -> Dests {
+        let mut pairs = pairs;
+        pairs.retain(|(_, to)| to.any());
+        Dests(pairs)
+    }
+
+    /// Whether no piece has anywhere to go.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Dests {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The squares of one bitboard as a list of names.
+        struct Names(Bitboard);
+        impl Serialize for Names {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut list = serializer.serialize_seq(Some(self.0.count() as usize))?;
+                for square in self.0 {
+                    list.serialize_element(square.name())?;
+                }
+                list.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (from, to) in &self.0 {
+            map.serialize_entry(from.name(), &Names(*to))?;
+        }
+        map.end()
+    }
+}
 
 /// A premove as its owner sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,7 +300,7 @@ pub enum EventView {
 pub struct SituationView {
     pub fen: String,
     pub turn: Color,
-    pub check: Option<String>,
+    pub check: Option<Square>,
     pub status: GameStatus,
     pub clocks: Option<ClocksView>,
     pub first_move_deadline: Option<u64>,

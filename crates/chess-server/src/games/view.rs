@@ -3,7 +3,7 @@
 //! move, premove destinations and premoves only for their own player).
 
 use chess_game::{EventKind, Game, RematchState};
-use chess_rules::{Bitboard, Color, Square};
+use chess_rules::{Color, Square};
 
 use crate::model::{GameMode, GameStatus, Seat};
 use crate::protocol::{
@@ -16,7 +16,7 @@ pub struct SharedSituation {
     pub mode: GameMode,
     pub fen: String,
     pub turn: Color,
-    pub check: Option<String>,
+    pub check: Option<Square>,
     pub status: GameStatus,
     pub clocks: Option<ClocksView>,
     pub first_move_deadline: Option<u64>,
@@ -26,19 +26,6 @@ pub struct SharedSituation {
     pub premove_dests: Dests,
     pub offers: OffersView,
     pub result: Option<ResultView>,
-}
-
-fn dests(pairs: Vec<(Square, Bitboard)>) -> Dests {
-    pairs
-        .into_iter()
-        .filter(|(_, to)| to.any())
-        .map(|(from, to)| {
-            (
-                from.to_string(),
-                to.into_iter().map(|sq| sq.to_string()).collect(),
-            )
-        })
-        .collect()
 }
 
 /// The server status of `game` whose row says `stored`.
@@ -60,8 +47,7 @@ impl SharedSituation {
         let check = position
             .is_check()
             .then(|| position.board().king_of(turn))
-            .flatten()
-            .map(|sq| sq.to_string());
+            .flatten();
         SharedSituation {
             mode,
             fen: position.fen(),
@@ -80,12 +66,12 @@ impl SharedSituation {
                 None
             },
             dests: if playing {
-                dests(position.legal_destinations())
+                Dests::from_pairs(position.legal_destinations())
             } else {
                 Dests::new()
             },
             premove_dests: if playing && mode == GameMode::Online {
-                dests(position.premove_destinations(turn.other()))
+                Dests::from_pairs(position.premove_destinations(turn.other()))
             } else {
                 Dests::new()
             },
@@ -111,7 +97,7 @@ impl SharedSituation {
         SituationView {
             fen: self.fen.clone(),
             turn: self.turn,
-            check: self.check.clone(),
+            check: self.check,
             status: self.status,
             clocks: self.clocks,
             first_move_deadline: self.first_move_deadline,
