@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use chess_engine::{Engine, Level};
-use chess_game::{Event, EventKind, Game};
+use chess_game::{Checkpoint, Event, EventKind, Game};
 use chess_rules::{ByColor, Color};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -399,7 +399,7 @@ impl Owner {
         // compare-and-set failed and the game was reloaded) is tried once
         // more on the fresh game.
         let mut attempt = 0;
-        let (color, events) = loop {
+        let played = loop {
             attempt += 1;
             let color = self.entry.acting_color(seat);
             if let Command::Move { uci, ply } = &command
@@ -407,20 +407,31 @@ impl Owner {
             {
                 return Ok(ack);
             }
-            let mut next = self.entry.game.clone();
-            let mut events = self.clear_orphan_premoves(&mut next, now).await;
-            let ran = run(&mut next, self.entry.row.mode, color, &command, now);
-            match ran {
+            let undo = Undo::before(&self.entry.game, &command);
+            let mut events = self.clear_orphan_premoves(now).await;
+            match run(
+                &mut self.entry.game,
+                self.entry.row.mode,
+                color,
+                &command,
+                now,
+            ) {
                 Ok(more) => {
                     events.extend(more);
+                    let played = match &command {
+                        Command::Move { ply, .. } => move_version(&events, *ply, color),
+                        _ => None,
+                    };
                     let setter = matches!(command, Command::Premove { .. }).then_some(color);
-                    match self.commit(next, events.clone(), now, setter).await {
-                        Ok(()) => break (color, events),
+                    match self.commit(events, undo, now, setter).await {
+                        Ok(()) => break played,
                         Err(refusal) if refusal.code == "conflict" && attempt == 1 => {}
                         Err(refusal) => return Err(refusal),
                     }
                 }
                 Err(refusal) => {
+                    // Refused by the rules: not even the cleared premoves stay.
+                    self.undo(undo).await;
                     // A stale copy may refuse what the stored game allows.
                     if attempt == 1 && self.is_stale().await {
                         self.catch_up().await;
@@ -433,14 +444,6 @@ impl Owner {
         let Command::Move { uci, ply } = command else {
             return Ok(Applied::Done);
         };
-        let played = events.iter().find_map(|event| match &event.kind {
-            EventKind::Move {
-                ply: played_ply,
-                color: mover,
-                ..
-            } if *played_ply == ply && *mover == color => Some(event.version),
-            _ => None,
-        });
         match played {
             Some(version) => {
                 let waited = now_ms().saturating_sub(now);
@@ -471,11 +474,12 @@ impl Owner {
 
     /// Clears premoves whose player is gone: set through a node that stopped,
     /// or through this node by a player with no socket left here.
-    async fn clear_orphan_premoves(&self, next: &mut Game, now: u64) -> Vec<Event> {
+    async fn clear_orphan_premoves(&mut self, now: u64) -> Vec<Event> {
         let mut events = Vec::new();
         for color in Color::ALL {
-            if next.premove(color).is_some() && !self.premove_holder_present(color).await {
-                events.extend(next.disconnected(color, now));
+            if self.entry.game.premove(color).is_some() && !self.premove_holder_present(color).await
+            {
+                events.extend(self.entry.game.disconnected(color, now));
             }
         }
         events
@@ -496,9 +500,9 @@ impl Owner {
         if self.entry.row.status != GameStatus::Playing {
             return;
         }
-        let mut next = self.entry.game.clone();
-        let mut events = self.clear_orphan_premoves(&mut next, now).await;
-        events.extend(next.check_time(now));
+        let undo = Undo::Rewind(self.entry.game.checkpoint());
+        let mut events = self.clear_orphan_premoves(now).await;
+        events.extend(self.entry.game.check_time(now));
         if events.is_empty() {
             let deadline = stored_deadline(&self.entry.game, self.entry.row.status);
             if deadline != self.entry.row.deadline_at {
@@ -515,7 +519,7 @@ impl Owner {
             }
             return;
         }
-        if let Err(refusal) = self.commit(next, events, now, None).await {
+        if let Err(refusal) = self.commit(events, undo, now, None).await {
             tracing::warn!(code = refusal.code, "settling the clock failed");
             if refusal.code == "unavailable" {
                 // Back off a little before the timer retries a failing store.
@@ -528,7 +532,7 @@ impl Owner {
     /// premove with it.
     async fn disconnected(&mut self, seat: Seat) {
         let now = now_ms();
-        let mut next = self.entry.game.clone();
+        let undo = Undo::Rewind(self.entry.game.checkpoint());
         let mut events = Vec::new();
         for color in Color::ALL {
             if !seat.holds(color) {
@@ -536,14 +540,14 @@ impl Owner {
             }
             let count = self.entry.connections.get_mut(color);
             *count = count.saturating_sub(1);
-            if *count == 0 && next.premove(color).is_some() {
-                events.extend(next.disconnected(color, now));
+            if *count == 0 && self.entry.game.premove(color).is_some() {
+                events.extend(self.entry.game.disconnected(color, now));
             }
         }
         if events.is_empty() {
             return;
         }
-        if let Err(refusal) = self.commit(next, events, now, None).await {
+        if let Err(refusal) = self.commit(events, undo, now, None).await {
             tracing::warn!(
                 code = refusal.code,
                 "clearing a premove on disconnect failed"
@@ -551,30 +555,33 @@ impl Owner {
         }
     }
 
-    /// Writes `next` (reached by `events`) through the node's writer as a
-    /// compare-and-set on the stored version, then makes it the game and
-    /// broadcasts the events. `premove_setter` is the colour whose premove
-    /// this node's socket just set.
+    /// Stores the game's change (reached by `events`, already applied to the
+    /// game; `undo` returns to the stored game) through the node's writer as
+    /// a compare-and-set on the stored version, then broadcasts the events.
+    /// When the change cannot be stored the game is returned to what is
+    /// stored. `premove_setter` is the colour whose premove this node's
+    /// socket just set.
     async fn commit(
         &mut self,
-        next: Game,
         events: Vec<Event>,
+        undo: Undo,
         now: u64,
         premove_setter: Option<Color>,
     ) -> Result<(), Refusal> {
         if events.is_empty() {
             return Ok(());
         }
+        let next = &self.entry.game;
         let took_back = events
             .iter()
             .any(|event| matches!(event.kind, EventKind::TakeBack { .. }));
         let first_new = if took_back {
             next.moves().len()
         } else {
-            self.entry.game.moves().len()
+            undo.moves_before()
         };
         let new_moves = (first_new..next.moves().len())
-            .filter_map(|ply| stored::move_row(&next, ply))
+            .filter_map(|ply| stored::move_row(next, ply))
             .collect();
         let mut recent = self.recent.clone();
         recent.extend(events.iter().cloned());
@@ -583,15 +590,15 @@ impl Owner {
         }
 
         let mut row = self.entry.row.clone();
-        row.status = status_of(&next, row.status);
+        row.status = status_of(next, row.status);
         row.result = next.result().map(|result| {
             serde_json::json!({ "winner": result.winner, "reason": result.reason.code() })
                 .to_string()
         });
-        row.state = stored::state_json(&next);
+        row.state = stored::state_json(next);
         row.version = version_i64(next.version());
         row.updated_at = i64::try_from(now).unwrap_or(i64::MAX);
-        row.deadline_at = stored_deadline(&next, row.status);
+        row.deadline_at = stored_deadline(next, row.status);
         row.recent_events = serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned());
         row.premove_nodes = ByColor::new_with(|color| {
             if next.premove(color).is_none() {
@@ -626,7 +633,11 @@ impl Owner {
             settle,
             rematch: rematch.as_ref().map(|(new_row, _)| new_row.clone()),
         };
-        match self.hub.writer().write(write).await {
+        let written = self.hub.writer().write(write).await;
+        if !matches!(written, Ok(WriteOutcome::Written { .. })) {
+            self.undo(undo).await;
+        }
+        match written {
             Ok(WriteOutcome::Written { reward }) => {
                 if let Some(recorded) = reward {
                     let entry = recorded.entry();
@@ -651,7 +662,6 @@ impl Owner {
         }
 
         self.entry.row = row;
-        self.entry.game = next;
         self.recent = recent;
         self.broadcast(events, now);
         if let Some((new_row, new_game)) = rematch {
@@ -662,6 +672,21 @@ impl Owner {
             self.hub.adopt(Entry::new(new_row, new_game, players));
         }
         Ok(())
+    }
+
+    /// Returns the game to what is stored after a change that was not.
+    async fn undo(&mut self, undo: Undo) {
+        let undone = match undo {
+            Undo::Rewind(checkpoint) => self.entry.game.rewind(checkpoint).is_ok(),
+            Undo::Restore(game) => {
+                self.entry.game = *game;
+                true
+            }
+        };
+        if !undone {
+            tracing::error!("a change that was not stored could not be undone; rereading the game");
+            self.reload(true).await;
+        }
     }
 
     /// Sends `events` (already part of the game) to every socket, in order.
@@ -696,6 +721,12 @@ impl Owner {
     /// sockets in order when the row still holds them all, else sending
     /// everyone a full state.
     async fn catch_up(&mut self) {
+        self.reload(false).await;
+    }
+
+    /// [`Owner::catch_up`]; `always` replaces the game even when the stored
+    /// version is the one held (the held game cannot be trusted).
+    async fn reload(&mut self, always: bool) {
         let loaded = self.hub.load_entry(self.id()).await;
         let fresh = match loaded {
             Ok(Some(fresh)) => fresh,
@@ -709,7 +740,8 @@ impl Owner {
             }
         };
         let before = &self.entry;
-        if fresh.row.version == before.row.version
+        if !always
+            && fresh.row.version == before.row.version
             && fresh.row.status == before.row.status
             && fresh.players == before.players
         {
@@ -877,6 +909,46 @@ impl Owner {
             }
         }
     }
+}
+
+/// How a game returns to what is stored when a change applied to it could
+/// not be stored (the database refused it or another node changed the game).
+enum Undo {
+    /// Rewind to a checkpoint: cheap, for every change but a take-back.
+    Rewind(Checkpoint),
+    /// Put back a copy of the whole game: a take-back removes history that a
+    /// checkpoint does not keep.
+    Restore(Box<Game>),
+}
+
+impl Undo {
+    /// The way back from `command` about to run on `game`.
+    fn before(game: &Game, command: &Command) -> Undo {
+        match command {
+            Command::Takeback => Undo::Restore(Box::new(game.clone())),
+            _ => Undo::Rewind(game.checkpoint()),
+        }
+    }
+
+    /// How many moves the game had before the change.
+    fn moves_before(&self) -> usize {
+        match self {
+            Undo::Rewind(checkpoint) => checkpoint.moves(),
+            Undo::Restore(game) => game.moves().len(),
+        }
+    }
+}
+
+/// The version of the event in which `color` played ply `ply`, if it did.
+fn move_version(events: &[Event], ply: u32, color: Color) -> Option<u64> {
+    events.iter().find_map(|event| match &event.kind {
+        EventKind::Move {
+            ply: played_ply,
+            color: mover,
+            ..
+        } if *played_ply == ply && *mover == color => Some(event.version),
+        _ => None,
+    })
 }
 
 /// The deadline stored with a game in `status`: when a timer must look at it.
