@@ -7,15 +7,13 @@
 //! [`WriteOutcome::Conflict`] alone, and the rest of the batch commits.
 
 use chess_game::GameResult;
+use serde::Serialize;
 use sqlx::Connection as _;
+use sqlx::Row as _;
 use uuid::Uuid;
 
 use super::{GameRow, MoveRow, Pool, Result, Store, StoreError};
 use crate::ledger::{LedgerError, Recorded};
-
-/// Most move rows in one `insert` statement (7 parameters each, far below
-/// both databases' parameter limits).
-const MOVES_PER_STATEMENT: usize = 256;
 
 /// One game's change, written as a compare-and-set on `expected_version`.
 #[derive(Clone, Debug)]
@@ -78,40 +76,73 @@ impl Store {
         );
         let mut outcomes = vec![WriteOutcome::Conflict; writes.len()];
 
+        // Every game's compare-and-set and every new move go to the database as
+        // one JSON parameter of one statement each: a batch costs the same few
+        // round trips whatever its size, and the statement text never changes
+        // (prepared once per connection).
+        let bulk: Vec<GameUpdate<'_>> = order
+            .iter()
+            .map(|&index| &writes[index])
+            .filter(|write| write.rematch.is_none())
+            .map(GameUpdate::of)
+            .collect();
+        let bulk = if bulk.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(&bulk).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+        };
+
         /// The body, once per backend: `$tx` is the open transaction,
-        /// `$ledger` the backend's ledger module.
+        /// `$ledger` the backend's ledger module, `$sql` its statements.
         macro_rules! batch_body {
-            ($tx:ident, $ledger:path) => {{
+            ($tx:ident, $ledger:path, $sql:expr) => {{
                 use $ledger as ledger;
-                let mut written_moves: Vec<(Uuid, &MoveRow)> = Vec::new();
+                let sql: &BulkSql = $sql;
+                let mut written = vec![false; writes.len()];
                 for &index in &order {
                     let write = &writes[index];
-                    let game = &write.row;
-                    let updated = if let Some(rematch) = &write.rematch {
-                        // The rematch row must exist before the old game points
-                        // at it; a savepoint takes it back if the old game
-                        // conflicts. (Rare: other writes need no savepoint.)
-                        let mut step = $tx.begin().await?;
-                        insert_game_query!(rematch).execute(&mut *step).await?;
-                        let updated = update_game_query!(game, write.expected_version)
-                            .execute(&mut *step)
-                            .await?
-                            .rows_affected();
-                        if updated == 1 {
-                            step.commit().await?;
-                        } else {
-                            step.rollback().await?;
-                        }
-                        updated
-                    } else {
-                        update_game_query!(game, write.expected_version)
-                            .execute(&mut *$tx)
-                            .await?
-                            .rows_affected()
+                    let Some(rematch) = &write.rematch else {
+                        continue;
                     };
-                    if updated != 1 {
+                    // The rematch row must exist before the old game points at
+                    // it; a savepoint takes it back if the old game conflicts.
+                    // (Rare: other writes need no savepoint.)
+                    let mut step = $tx.begin().await?;
+                    insert_game_query!(rematch).execute(&mut *step).await?;
+                    let updated = update_game_query!(write.row, write.expected_version)
+                        .execute(&mut *step)
+                        .await?
+                        .rows_affected();
+                    if updated == 1 {
+                        step.commit().await?;
+                        written[index] = true;
+                    } else {
+                        step.rollback().await?;
+                    }
+                }
+                if let Some(bulk) = &bulk {
+                    let updated = sqlx::query(sql.update_games)
+                        .bind(bulk.as_str())
+                        .fetch_all(&mut *$tx)
+                        .await?;
+                    for row in updated {
+                        let id: String = row.try_get(0)?;
+                        let id = Uuid::parse_str(&id)
+                            .map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))?;
+                        if let Ok(at) =
+                            order.binary_search_by_key(&id, |&index| writes[index].row.id)
+                        {
+                            written[order[at]] = true;
+                        }
+                    }
+                }
+                let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
+                for &index in &order {
+                    if !written[index] {
                         continue;
                     }
+                    let write = &writes[index];
+                    let game = &write.row;
                     if let Some(keep) = write.keep_moves {
                         sqlx::query("delete from moves where game_id = $1 and ply >= $2")
                             .bind(game.id.to_string())
@@ -131,41 +162,16 @@ impl Store {
                         }
                         None => None,
                     };
-                    written_moves.extend(write.new_moves.iter().map(|mv| (game.id, mv)));
+                    new_moves.extend(write.new_moves.iter().map(|mv| MoveInsert::of(game.id, mv)));
                     outcomes[index] = WriteOutcome::Written { reward };
                 }
-                for chunk in written_moves.chunks(MOVES_PER_STATEMENT) {
-                    let mut sql = String::from(
-                        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) values ",
-                    );
-                    for row in 0..chunk.len() {
-                        let first = row * 7;
-                        if row > 0 {
-                            sql.push_str(", ");
-                        }
-                        sql.push_str(&format!(
-                            "(${}, ${}, ${}, ${}, ${}, ${}, ${})",
-                            first + 1,
-                            first + 2,
-                            first + 3,
-                            first + 4,
-                            first + 5,
-                            first + 6,
-                            first + 7
-                        ));
-                    }
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                    for (game_id, mv) in chunk {
-                        query = query
-                            .bind(game_id.to_string())
-                            .bind(mv.ply)
-                            .bind(&mv.uci)
-                            .bind(&mv.san)
-                            .bind(mv.clock_ms)
-                            .bind(mv.played_at)
-                            .bind(&mv.record);
-                    }
-                    query.execute(&mut *$tx).await?;
+                if !new_moves.is_empty() {
+                    let json = serde_json::to_string(&new_moves)
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    sqlx::query(sql.insert_moves)
+                        .bind(json)
+                        .execute(&mut *$tx)
+                        .await?;
                 }
             }};
         }
@@ -173,12 +179,22 @@ impl Store {
         match &self.pool {
             Pool::Sqlite(pool) => {
                 let mut tx = crate::ledger::sqlite::begin_immediate(pool).await?;
-                batch_body!(tx, crate::ledger::sqlite);
+                batch_body!(tx, crate::ledger::sqlite, &SQLITE);
                 tx.commit().await?;
             }
             Pool::Postgres(pool) => {
                 let mut tx = pool.begin().await?;
-                batch_body!(tx, crate::ledger::postgres);
+                // Lock the batch's rows in game-id order first, so that two
+                // nodes' batches sharing games wait rather than deadlock.
+                let ids: Vec<String> = order
+                    .iter()
+                    .map(|&index| writes[index].row.id.to_string())
+                    .collect();
+                sqlx::query("select id from games where id = any($1) order by id for update")
+                    .bind(&ids)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                batch_body!(tx, crate::ledger::postgres, &POSTGRES);
                 for notice in notices {
                     sqlx::query("select pg_notify($1, $2)")
                         .bind(channel)
@@ -190,5 +206,110 @@ impl Store {
             }
         }
         Ok(outcomes)
+    }
+}
+
+/// The statements of a batch in one dialect: the same work, but SQLite reads
+/// the JSON with `json_each` and Postgres with `json_to_recordset`.
+struct BulkSql {
+    /// Compare-and-set of many games; returns the ids it updated.
+    update_games: &'static str,
+    /// Inserts many moves.
+    insert_moves: &'static str,
+}
+
+const SQLITE: BulkSql = BulkSql {
+    update_games: "update games set white_id = w.value ->> 'white_id', \
+        black_id = w.value ->> 'black_id', status = w.value ->> 'status', \
+        result = w.value ->> 'result', state = w.value ->> 'state', \
+        version = w.value ->> 'version', rematch_id = w.value ->> 'rematch_id', \
+        updated_at = w.value ->> 'updated_at', deadline_at = w.value ->> 'deadline_at', \
+        recent_events = w.value ->> 'recent_events', premove_nodes = w.value ->> 'premove_nodes' \
+        from json_each($1) as w \
+        where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' \
+        returning games.id",
+    insert_moves: "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+        select value ->> 'game_id', value ->> 'ply', value ->> 'uci', value ->> 'san', \
+        value ->> 'clock_ms', value ->> 'played_at', value ->> 'record' from json_each($1)",
+};
+
+const POSTGRES: BulkSql = BulkSql {
+    update_games: "update games set white_id = w.white_id, black_id = w.black_id, \
+        status = w.status, result = w.result, state = w.state, version = w.version, \
+        rematch_id = w.rematch_id, updated_at = w.updated_at, deadline_at = w.deadline_at, \
+        recent_events = w.recent_events, premove_nodes = w.premove_nodes \
+        from json_to_recordset($1::json) as w(id text, expected bigint, white_id text, \
+        black_id text, status text, result text, state text, version bigint, rematch_id text, \
+        updated_at bigint, deadline_at bigint, recent_events text, premove_nodes text) \
+        where games.id = w.id and games.version = w.expected \
+        returning games.id",
+    insert_moves: "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+        select game_id, ply, uci, san, clock_ms, played_at, record \
+        from json_to_recordset($1::json) as m(game_id text, ply bigint, uci text, san text, \
+        clock_ms bigint, played_at bigint, record text)",
+};
+
+/// One game's compare-and-set, as an element of a batch's JSON.
+#[derive(Serialize)]
+struct GameUpdate<'a> {
+    id: Uuid,
+    expected: i64,
+    white_id: Option<Uuid>,
+    black_id: Option<Uuid>,
+    status: &'static str,
+    result: Option<&'a str>,
+    state: &'a str,
+    version: i64,
+    rematch_id: Option<Uuid>,
+    updated_at: i64,
+    deadline_at: Option<i64>,
+    recent_events: &'a str,
+    premove_nodes: Option<String>,
+}
+
+impl<'a> GameUpdate<'a> {
+    fn of(write: &'a GameWrite) -> GameUpdate<'a> {
+        let game = &write.row;
+        GameUpdate {
+            id: game.id,
+            expected: write.expected_version,
+            white_id: game.white_id,
+            black_id: game.black_id,
+            status: game.status.as_str(),
+            result: game.result.as_deref(),
+            state: &game.state,
+            version: game.version,
+            rematch_id: game.rematch_id,
+            updated_at: game.updated_at,
+            deadline_at: game.deadline_at,
+            recent_events: &game.recent_events,
+            premove_nodes: game.premove_nodes_json(),
+        }
+    }
+}
+
+/// One new move, as an element of a batch's JSON.
+#[derive(Serialize)]
+struct MoveInsert<'a> {
+    game_id: Uuid,
+    ply: i64,
+    uci: &'a str,
+    san: &'a str,
+    clock_ms: Option<i64>,
+    played_at: i64,
+    record: &'a str,
+}
+
+impl<'a> MoveInsert<'a> {
+    fn of(game_id: Uuid, mv: &'a MoveRow) -> MoveInsert<'a> {
+        MoveInsert {
+            game_id,
+            ply: mv.ply,
+            uci: &mv.uci,
+            san: &mv.san,
+            clock_ms: mv.clock_ms,
+            played_at: mv.played_at,
+            record: &mv.record,
+        }
     }
 }
