@@ -6,7 +6,7 @@
 import * as api from "./api.js";
 import { BoardView, boardModel, applyUci, parseUci, piecesFromFen } from "./board.js";
 import { pieceSvg } from "./pieces.js";
-import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
+import { BoardInput, tapSquare, pressSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
 import { ClockView } from "./clock.js";
 import { ReconnectingSocket } from "./socket.js";
 import { showAccountLink, trackHeaderHeight } from "./header.js";
@@ -341,12 +341,10 @@ const owner = {
   },
   pressStart(square) {
     if (!view.game || view.promotion) return false;
-    const s = selectionState();
-    const isTarget = s.selected && (s.dests[s.selected]?.includes(square) || s.premoveDests[s.selected]?.includes(square));
-    const movable = s.dests[square]?.length || s.premoveDests[square]?.length;
-    if (isTarget || !movable || s.selected === square) return false;
-    if (s.hasPremove) cancelPremove();
-    view.selected = square;
+    const result = pressSquare(selectionState(), square);
+    if (!result) return false;
+    if (result.clearPremove) cancelPremove();
+    view.selected = result.selected;
     render();
     return true;
   },
