@@ -272,8 +272,8 @@ function intend(kind, from, to) {
 
 /**
  * Prepares a premove. Never queued while the connection is down: the server
- * clears premoves when a connection drops (seed 001), so one sent later
- * would surprise the player.
+ * clears a player's premove when their connection drops, so one sent after
+ * the reconnection would surprise the player.
  */
 function setPremove(uci) {
   if (socket.trySend({ type: "premove", uci })) {
