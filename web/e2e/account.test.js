@@ -1,11 +1,11 @@
 // Accounts and rewards in the browser: signing up, in and out, changing the
 // password, the errors a person sees, and the $1 a win between two accounts
-// earns on the rewards view (docs/protocol.md, "Accounts and rewards").
+// earns on the rewards view (docs/protocol.md, "Accounts" and "Rewards").
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  startServerAndBrowser, newPlayer, api, clickMove, waitForStatus, screenshot, assertNoPageErrors,
+  startServerAndBrowser, newPlayer, challenge, localGame, clickMove, waitForStatus, screenshot, assertNoPageErrors,
 } from "./harness.js";
 
 const PASSWORD = "correct horse battery";
@@ -64,8 +64,7 @@ describe("account page", () => {
     assert.equal(await alice.locator("#account-link").textContent(), "Alice");
     await alice.goto("/how-to-play.html");
     await alice.locator("#account-link").filter({ hasText: "Alice" }).waitFor();
-    const created = await api(alice, "POST", "/api/games/local", { time_control: { kind: "correspondence" } });
-    await alice.goto(created.url);
+    await localGame(alice);
     await alice.locator("#account-link").filter({ hasText: "Alice" }).waitFor();
 
     // Names are unique whatever the letter case.
@@ -147,10 +146,7 @@ describe("rewards page", () => {
     }
 
     // Fool's mate: Dave (White) is mated by Erin (Black).
-    const created = await api(dave, "POST", "/api/challenges", { time_control: { kind: "correspondence" }, color: "white" });
-    await dave.goto(created.url);
-    await erin.goto(created.url);
-    await waitForStatus(dave, /Your move/);
+    const { gameId } = await challenge(dave, erin, { kind: "correspondence" });
     await clickMove(dave, "f2", "f3", [erin]);
     await clickMove(erin, "e7", "e5", [dave]);
     await clickMove(dave, "g2", "g4", [erin]);
@@ -166,7 +162,7 @@ describe("rewards page", () => {
     assert.equal(cells[1], "$1.00");
     assert.equal(cells[2], "Credited");
     assert.equal(await rows.first().getAttribute("data-status"), "credited");
-    assert.equal(await rows.first().locator("a").getAttribute("href"), `/game/${created.game_id}`);
+    assert.equal(await rows.first().locator("a").getAttribute("href"), `/game/${gameId}`);
     assert.equal(await erin.locator("#rewards-bar").evaluate((el) => el.style.width), "20%");
     await screenshot(erin, "rewards");
 

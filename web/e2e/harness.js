@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { before, after } from "node:test";
-import { createServer } from "node:net";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,7 +32,7 @@ export function serverBinary() {
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const srv = createServer();
+    const srv = net.createServer();
     srv.unref();
     srv.on("error", reject);
     srv.listen(0, "127.0.0.1", () => {
@@ -120,18 +120,73 @@ export async function launchBrowser() {
 }
 
 /**
+ * A TCP relay from `port` to the server's `targetPort`, standing for a
+ * network between a browser and the server. `silenceCurrent()` makes every
+ * connection open now swallow all bytes both ways while staying open (a phone
+ * that lost its signal); later connections pass (the signal is back).
+ */
+async function startRelay(port, targetPort) {
+  const connections = new Set();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, "127.0.0.1");
+    const link = { silent: false, client, upstream };
+    connections.add(link);
+    client.on("data", (chunk) => { if (!link.silent) upstream.write(chunk); });
+    upstream.on("data", (chunk) => { if (!link.silent) client.write(chunk); });
+    // While silent not even a close gets through: the page must find out itself.
+    client.on("close", () => { if (!link.silent) upstream.destroy(); connections.delete(link); });
+    upstream.on("close", () => { if (!link.silent) client.destroy(); });
+    client.on("error", () => {});
+    upstream.on("error", () => {});
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    silenceCurrent() {
+      for (const link of connections) link.silent = true;
+    },
+    async close() {
+      for (const link of connections) {
+        link.client.destroy();
+        link.upstream.destroy();
+      }
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
  * The set-up every test file shares: registers `before`/`after` hooks of the
  * enclosing suite that start a server (fresh database) and chromium, and end
- * both. Returns an object whose `server` and `browser` are set once started.
+ * both. Returns the suite: an object whose `server` and `browser` (and
+ * `relay`, when asked for) are set once started.
+ *
+ * @param {object} [options]
+ * @param {object} [options.env] extra environment variables of the server
+ * @param {boolean} [options.relay] also start a relay to the server (see
+ *   `startRelay`); the server accepts pages and sockets opened through it,
+ *   and `newPlayer(suite, { url: suite.relay.url })` is a person behind it
  */
-export function startServerAndBrowser(serverOptions = {}) {
-  const suite = { server: null, browser: null };
+export function startServerAndBrowser({ env = {}, relay = false } = {}) {
+  const suite = { server: null, browser: null, relay: null };
   before(async () => {
-    suite.server = await new TestServer(serverOptions).start();
+    const server = new TestServer({ env });
+    suite.server = server;
+    if (relay) {
+      server.port = await freePort();
+      const relayPort = await freePort();
+      // Pages opened through the relay have its origin.
+      server.extraEnv = { ALLOWED_ORIGINS: `http://127.0.0.1:${server.port},http://127.0.0.1:${relayPort}`, ...env };
+      await server.start();
+      suite.relay = await startRelay(relayPort, server.port);
+    } else {
+      await server.start();
+    }
     suite.browser = await launchBrowser();
   });
   after(async () => {
     await suite.browser?.close();
+    await suite.relay?.close();
     await suite.server?.dispose();
   });
   return suite;
@@ -164,17 +219,19 @@ export async function assertAccessible(page, label) {
 /**
  * One person: a browser context with its own cookies (so its own guest
  * identity) and one page on the home page. `suite` is what
- * `startServerAndBrowser` returned.
+ * `startServerAndBrowser` returned. Options: `viewport`, `touch` (a phone),
+ * `url` (the address the browser reaches the server at; default the server's).
  */
 export async function newPlayer({ browser, server }, options = {}) {
+  const baseURL = options.url ?? server.url;
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1100, height: 800 },
     hasTouch: options.touch ?? false,
     isMobile: options.touch ?? false,
     acceptDownloads: true,
-    baseURL: server.url,
+    baseURL,
   });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url }).catch(() => {});
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL }).catch(() => {});
   const page = await context.newPage();
   page.on("pageerror", (err) => {
     page.__errors ??= [];
@@ -209,16 +266,26 @@ export const blitz = { kind: "clock", initial_ms: 300_000, increment_ms: 3000 };
 /**
  * Two people in one online game: `white` creates a challenge, `black` opens
  * its link (and takes the empty seat). Both pages end on the game.
+ * `players.white` and `players.black` are `newPlayer` options.
  */
-export async function onlineGame(suite, timeControl = blitz) {
-  const white = await newPlayer(suite);
-  const black = await newPlayer(suite);
+export async function onlineGame(suite, timeControl = blitz, players = {}) {
+  const white = await newPlayer(suite, players.white);
+  const black = await newPlayer(suite, players.black);
+  return { white, black, ...(await challenge(white, black, timeControl)) };
+}
+
+/**
+ * The person on page `white` challenges the one on page `black` (each page
+ * keeps its identity, a guest or a signed-in account): both pages end on the
+ * game, White to move. Returns the game's `url` and `gameId`.
+ */
+export async function challenge(white, black, timeControl = blitz) {
   const created = await api(white, "POST", "/api/challenges", { time_control: timeControl, color: "white" });
   await white.goto(created.url);
   await black.goto(created.url);
   await waitForStatus(black, /to move|Your move/);
   await waitForStatus(white, /Your move/);
-  return { white, black, url: created.url, gameId: created.game_id };
+  return { url: created.url, gameId: created.game_id };
 }
 
 /** A one-screen game (both seats), optionally from a set-up position. */

@@ -1,5 +1,5 @@
 // The account page: sign up, sign in, sign out, change password, and the
-// signed-in account's rewards (docs/protocol.md, "Accounts and rewards").
+// signed-in account's rewards (docs/protocol.md, "Accounts" and "Rewards").
 
 import * as api from "./api.js";
 import { showAccountLink } from "./header.js";

@@ -64,7 +64,7 @@ export const myGames = () => request("GET", "/api/games/mine");
 export const liveGames = () => request("GET", "/api/games/live");
 export const pgnUrl = (id) => `/api/games/${encodeURIComponent(id)}/pgn`;
 
-// Accounts and rewards (docs/protocol.md, "Accounts and rewards").
+// Accounts and rewards (docs/protocol.md, "Accounts" and "Rewards").
 export const signUp = (username, password) => request("POST", "/api/account/sign-up", { username, password });
 export const signIn = (username, password) => request("POST", "/api/account/sign-in", { username, password });
 export const signOut = () => request("POST", "/api/account/sign-out");

@@ -6,7 +6,7 @@
 import * as api from "./api.js";
 import { BoardView, boardModel, applyUci, parseUci, piecesFromFen } from "./board.js";
 import { pieceSvg } from "./pieces.js";
-import { BoardInput, tapSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
+import { BoardInput, tapSquare, pressSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
 import { ClockView } from "./clock.js";
 import { ReconnectingSocket } from "./socket.js";
 import { showAccountLink, trackHeaderHeight } from "./header.js";
@@ -31,7 +31,6 @@ const view = {
   orientation: null, // set from the seat on the first state
   reviewPly: null, // null = live position
   promotion: null, // {from, to, kind: "move" | "premove"} while the picker is open
-  pendingMove: null, // {uci, ply} sent and not yet seen in the move list
   notice: null,
   joining: false,
   serverOffsetMs: 0, // server clock minus local clock, from `state` and `pong`
@@ -60,10 +59,11 @@ function boardInput() {
   let { pieces, lastMove, check } = pos;
   let dests = live ? g.dests ?? {} : {};
   let premoveDests = live ? g.premove_dests ?? {} : {};
-  if (live && view.pendingMove) {
+  const pendingMove = socket.pendingMove;
+  if (live && pendingMove) {
     // Show our move at once; the server's event confirms it a moment later.
-    pieces = applyUci(pieces, view.pendingMove.uci);
-    lastMove = parseUci(view.pendingMove.uci);
+    pieces = applyUci(pieces, pendingMove.uci);
+    lastMove = parseUci(pendingMove.uci);
     check = null;
     dests = {};
   }
@@ -250,10 +250,7 @@ function renderPromotion() {
 // ---------------------------------------------------------------- intents
 
 function sendMove(from, to, promotion = null) {
-  const uci = toUci(from, to, promotion);
-  const ply = view.game.moves.length;
-  view.pendingMove = { uci, ply };
-  socket.sendMove({ type: "move", uci, ply });
+  socket.sendMove({ type: "move", uci: toUci(from, to, promotion), ply: view.game.moves.length });
 }
 
 /** A move or premove chosen on the board: opens the picker when a pawn promotes. */
@@ -275,8 +272,8 @@ function intend(kind, from, to) {
 
 /**
  * Prepares a premove. Never queued while the connection is down: the server
- * clears premoves when a connection drops (seed 001), so one sent later
- * would surprise the player.
+ * clears a player's premove when their connection drops, so one sent after
+ * the reconnection would surprise the player.
  */
 function setPremove(uci) {
   if (socket.trySend({ type: "premove", uci })) {
@@ -341,12 +338,10 @@ const owner = {
   },
   pressStart(square) {
     if (!view.game || view.promotion) return false;
-    const s = selectionState();
-    const isTarget = s.selected && (s.dests[s.selected]?.includes(square) || s.premoveDests[s.selected]?.includes(square));
-    const movable = s.dests[square]?.length || s.premoveDests[square]?.length;
-    if (isTarget || !movable || s.selected === square) return false;
-    if (s.hasPremove) cancelPremove();
-    view.selected = square;
+    const result = pressSquare(selectionState(), square);
+    if (!result) return false;
+    if (result.clearPremove) cancelPremove();
+    view.selected = result.selected;
     render();
     return true;
   },
@@ -372,7 +367,8 @@ function flip() {
 
 // ---------------------------------------------------------------- server messages
 
-function onServerMessage(msg) {
+/** `settledMoves`: this page's moves that the message shows played (from the socket). */
+function onServerMessage(msg, { settledMoves = [] } = {}) {
   const before = view.game;
   if (msg.type === "state" && typeof msg.server_time === "number") view.serverOffsetMs = msg.server_time - Date.now();
   if (msg.type === "pong" && typeof msg.server_time === "number" && typeof msg.t === "number") {
@@ -399,8 +395,6 @@ function onServerMessage(msg) {
       if (sound) sounds.play(sound);
     }
   }
-  if (msg.type === "state") socket.lastVersion = game.version;
-  else if (msg.type === "event") socket.sawVersion(game?.version);
   let animate = null;
   for (const effect of effects) {
     switch (effect.kind) {
@@ -408,13 +402,11 @@ function onServerMessage(msg) {
         socket.send({ type: "hello", version: before?.version ?? null });
         break;
       case "moved": {
-        const wasOurs = view.pendingMove && game.moves[view.pendingMove.ply]?.uci === view.pendingMove.uci;
+        // Our own move is on the board already: no animation from its old square.
+        const wasOurs = settledMoves.some((m) => game.moves[m.ply]?.uci === m.uci);
         if (!wasOurs) animate = { from: effect.from, to: effect.to };
         break;
       }
-      case "ack":
-        socket.acknowledge(effect.ply);
-        break;
       case "redirect":
         location.assign(effect.url);
         return;
@@ -424,11 +416,6 @@ function onServerMessage(msg) {
         else if (effect.reason === "played") view.notice = null;
         break;
       case "error":
-        if (effect.inReplyTo === "move" && view.pendingMove) {
-          // Refused: never resend it after a reconnect.
-          socket.acknowledge(view.pendingMove.ply);
-          view.pendingMove = null;
-        }
         if (effect.code !== "rate_limited") view.notice = effect.message || effect.code;
         break;
       default:
@@ -439,10 +426,6 @@ function onServerMessage(msg) {
   if (msg.type === "state" || msg.type === "event") {
     // Clocks are redrawn from the moment this message arrived; render() must not reset them.
     clocks.update(game.clocks ?? null);
-  }
-  if (view.pendingMove && game.moves.length > view.pendingMove.ply) {
-    socket.settleMovesBelow(game.moves.length);
-    view.pendingMove = null;
   }
   if (msg.type === "state" || msg.type === "event") {
     // A new move makes older notices stale (a dropped premove is reported just after it).

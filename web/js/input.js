@@ -1,7 +1,8 @@
 // Input on the board: tap/click, drag and drop (pointer events, so mouse,
 // pen and touch alike), and the keyboard. The pure part (`tapSquare`,
-// `needsPromotion`, `promotionChoices`) decides what a tap means; `BoardInput`
-// turns DOM events into taps and drops and reports intents to its owner.
+// `pressSquare`, `needsPromotion`, `promotionChoices`) decides what a tap or
+// a press means; `BoardInput` turns DOM events into taps and drops and
+// reports intents to its owner.
 
 import { neighbourSquare, squarePosition } from "./board.js";
 
@@ -32,6 +33,18 @@ export function tapSquare(state, square) {
     return { selected: square, clearPremove: Boolean(state.hasPremove && premoveDests[square]) };
   }
   return { selected: null, clearPremove: Boolean(state.hasPremove) };
+}
+
+/**
+ * What pressing (pointer down on) `square` does before the pointer is
+ * released. A press that would select a piece selects it at once, so that
+ * the piece can be dragged from there; its release is then not a tap. Any
+ * other press does nothing until the release, which is a tap. Returns the
+ * `tapSquare` result when the press selects, null otherwise.
+ */
+export function pressSquare(state, square) {
+  const result = tapSquare(state, square);
+  return result.selected === square ? result : null;
 }
 
 /** True when moving this piece to `to` reaches the far rank with a pawn. */

@@ -5,6 +5,11 @@
 // acknowledges its ply and is sent again after a reconnect (the server
 // applies a move for a given ply once and acknowledges a repeat the same way).
 // Premoves are never replayed: the server clears them when a connection drops.
+//
+// The socket keeps this bookkeeping itself, from the game socket's messages
+// (docs/protocol.md, "Game socket"): the version of the last `state` or new
+// `event`, `ack`s, refused moves, and the move list that settles a move.
+// Lobby messages carry none of these and leave it untouched.
 
 /** Delays between reconnection attempts, in milliseconds; the last one repeats. */
 export const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000];
@@ -14,7 +19,9 @@ export class ReconnectingSocket {
    * @param {string} url
    * @param {object} options
    * @param {(lastVersion: number|null) => object} options.hello the first message after each (re)connection
-   * @param {(msg: object) => void} options.onMessage every parsed server message
+   * @param {(msg: object, details: {settledMoves: object[]}) => void} options.onMessage every
+   *   parsed server message, after the bookkeeping above; `settledMoves` are the pending
+   *   moves this message settled (so the page can tell its own move from the opponent's)
    * @param {(status: "connecting"|"open"|"down"|"closed") => void} [options.onStatus]
    * @param {typeof WebSocket} [options.WebSocket] injected for tests
    * @param {(fn: () => void, ms: number) => any} [options.setTimeout]
@@ -34,7 +41,7 @@ export class ReconnectingSocket {
     this.clearTimeout = options.clearTimeout ?? ((id) => globalThis.clearTimeout(id));
     this.lastVersion = null;
     this.queue = [];
-    this.pendingMoves = new Map(); // ply -> message, until acknowledged
+    this.pendingMoves = new Map(); // ply -> {msg, acknowledged}, until the move list has that ply
     this.attempt = 0;
     this.ws = null;
     this.retryTimer = null;
@@ -80,28 +87,67 @@ export class ReconnectingSocket {
 
   /**
    * Sends a move that carries its `ply`; it is resent after a reconnect until
-   * the server acknowledges that ply (see `acknowledge`).
+   * the server acknowledges that ply, and it is `pendingMove` until the move
+   * list has a move at that ply or the server refuses it.
    */
   sendMove(msg) {
-    this.pendingMoves.set(msg.ply, msg);
+    this.pendingMoves.set(msg.ply, { msg, acknowledged: false });
     if (this.#isOpen()) this.ws.send(JSON.stringify(msg));
   }
 
-  /** The server acknowledged (or otherwise settled) the move for `ply`. */
-  acknowledge(ply) {
-    this.pendingMoves.delete(ply);
+  /**
+   * The newest move sent that the game's move list does not have yet and the
+   * server did not refuse (`{type, uci, ply}`), or null: what the page shows
+   * ahead of the server's event.
+   */
+  get pendingMove() {
+    let newest = null;
+    for (const { msg } of this.pendingMoves.values()) if (newest === null || msg.ply > newest.ply) newest = msg;
+    return newest;
   }
 
-  /** Forgets every pending move (after a full resync shows they were played or refused). */
-  settleMovesBelow(ply) {
-    for (const p of [...this.pendingMoves.keys()]) if (p < ply) this.pendingMoves.delete(p);
-  }
-
-  /** Records the version of a state or event the client has applied. */
-  sawVersion(version) {
-    if (typeof version === "number" && (this.lastVersion === null || version > this.lastVersion)) {
-      this.lastVersion = version;
+  // Applies what `msg` tells about versions and pending moves; returns the
+  // moves it settled because the move list now has their ply.
+  #track(msg) {
+    switch (msg?.type) {
+      case "state":
+        this.lastVersion = typeof msg.version === "number" ? msg.version : null;
+        return Array.isArray(msg.moves) ? this.#settleMovesBelow(msg.moves.length) : [];
+      case "event":
+        // Before any state the page has nothing to apply an event to (it asks
+        // for a state); an event already seen changes nothing either.
+        if (this.lastVersion === null || typeof msg.version !== "number" || msg.version <= this.lastVersion) return [];
+        this.lastVersion = msg.version;
+        return msg.event?.kind === "move" ? this.#settleMovesBelow(msg.event.ply + 1) : [];
+      case "ack": {
+        const pending = this.pendingMoves.get(msg.ply);
+        if (pending) pending.acknowledged = true;
+        return [];
+      }
+      case "error":
+        // The server answers moves in order, so a refusal is for the oldest
+        // move it has not acknowledged. A refused move is never resent.
+        if (msg.in_reply_to === "move") {
+          const refused = [...this.pendingMoves.entries()].filter(([, p]) => !p.acknowledged).map(([ply]) => ply);
+          if (refused.length) this.pendingMoves.delete(Math.min(...refused));
+        }
+        return [];
+      default:
+        return [];
     }
+  }
+
+  // The move list has `count` moves: every pending move below that ply was
+  // played (or refused and replaced), so none is resent or shown any more.
+  #settleMovesBelow(count) {
+    const settled = [];
+    for (const [ply, { msg }] of [...this.pendingMoves]) {
+      if (ply < count) {
+        settled.push(msg);
+        this.pendingMoves.delete(ply);
+      }
+    }
+    return settled;
   }
 
   #isOpen() {
@@ -161,7 +207,9 @@ export class ReconnectingSocket {
       this.#armSilenceTimer(ws);
       ws.send(JSON.stringify(this.hello(this.lastVersion)));
       this.#setStatus("open");
-      for (const msg of [...this.pendingMoves.values()]) ws.send(JSON.stringify(msg));
+      for (const { msg, acknowledged } of [...this.pendingMoves.values()]) {
+        if (!acknowledged) ws.send(JSON.stringify(msg));
+      }
       const queued = this.queue.splice(0);
       for (const msg of queued) ws.send(JSON.stringify(msg));
     };
@@ -174,7 +222,8 @@ export class ReconnectingSocket {
       } catch {
         return; // the server only sends JSON; ignore anything else rather than crash
       }
-      this.onMessage(msg);
+      const settledMoves = this.#track(msg);
+      this.onMessage(msg, { settledMoves });
     };
     ws.onclose = () => this.#lost(ws);
     ws.onerror = () => {

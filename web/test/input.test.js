@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { tapSquare, needsPromotion, promotionChoices, toUci } from "../js/input.js";
+import { tapSquare, pressSquare, needsPromotion, promotionChoices, toUci } from "../js/input.js";
 
 const dests = { e2: ["e3", "e4"], g1: ["f3", "h3"], e1: ["g1"] };
 
@@ -39,6 +39,42 @@ test("a tap elsewhere clears an existing premove", () => {
   const state = { selected: null, dests: {}, premoveDests: { g8: ["f6"] }, hasPremove: true };
   assert.equal(tapSquare(state, "a4").clearPremove, true);
   assert.equal(tapSquare({ ...state, hasPremove: false }, "a4").clearPremove, false);
+});
+
+test("pressing a movable piece selects it at once, so it can be dragged", () => {
+  assert.equal(pressSquare({ selected: null, dests }, "e2").selected, "e2");
+  assert.equal(pressSquare({ selected: "e2", dests }, "g1").selected, "g1", "another own piece switches at once");
+});
+
+test("a press that would not select waits for the release", () => {
+  assert.equal(pressSquare({ selected: null, dests }, "e5"), null, "an empty square");
+  assert.equal(pressSquare({ selected: null, dests }, "a2"), null, "a piece with no move");
+  assert.equal(pressSquare({ selected: "e2", dests }, "e4"), null, "a destination: the release plays the move");
+  assert.equal(pressSquare({ selected: "e2", dests }, "e2"), null, "the selected piece: the release clears it");
+  const premoves = { selected: "g8", dests: {}, premoveDests: { g8: ["f6"], b8: ["c6"] } };
+  assert.equal(pressSquare(premoves, "f6"), null, "a premove destination: the release prepares the premove");
+});
+
+test("a press and a tap agree on every square", () => {
+  const states = [
+    { selected: null, dests },
+    { selected: "e2", dests },
+    { selected: "g8", dests: {}, premoveDests: { g8: ["f6", "h6"], b8: ["c6"] }, hasPremove: true },
+  ];
+  const squares = ["e2", "e4", "g1", "f3", "a2", "e5", "g8", "f6", "b8", "a4"];
+  for (const state of states) {
+    for (const square of squares) {
+      const press = pressSquare(state, square);
+      const tap = tapSquare(state, square);
+      if (press) assert.deepEqual(press, tap, `${state.selected} then ${square}`);
+      else assert.notEqual(tap.selected, square, `${state.selected} then ${square}: a tap would select`);
+    }
+  }
+});
+
+test("pressing a piece to prepare another premove clears the one set", () => {
+  const state = { selected: null, dests: {}, premoveDests: { g8: ["f6"] }, hasPremove: true };
+  assert.deepEqual(pressSquare(state, "g8"), { selected: "g8", clearPremove: true });
 });
 
 test("promotion is needed only for a pawn reaching its far rank", () => {

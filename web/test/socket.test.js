@@ -40,14 +40,26 @@ function makeSocket(net, received = []) {
   return { s, statuses };
 }
 
+/** Drops the current connection and opens the next one; returns the new fake socket. */
+function reconnect(net) {
+  net.sockets.at(-1).close();
+  net.timers.shift().fn();
+  const next = net.sockets.at(-1);
+  next.serverOpen();
+  return next;
+}
+
+const moveEvent = (version, ply, uci) => ({ type: "event", version, event: { kind: "move", ply, uci, san: "?" } });
+
 test("says hello with no version first, then resumes from the last version seen", () => {
   const net = fakeNetwork();
   const { s, statuses } = makeSocket(net);
   s.connect();
   net.sockets[0].serverOpen();
   assert.deepEqual(net.sockets[0].sent, [{ type: "hello", version: null }]);
-  s.sawVersion(7);
-  s.sawVersion(5); // an older version never moves it back
+  net.sockets[0].serverSend({ type: "state", version: 4, moves: [] });
+  net.sockets[0].serverSend(moveEvent(7, 0, "e2e4"));
+  net.sockets[0].serverSend(moveEvent(5, 0, "e2e4")); // an older version never moves it back
   net.sockets[0].close();
   assert.equal(statuses.at(-1), "down");
   assert.equal(net.timers.length, 1, "a reconnection is scheduled");
@@ -57,24 +69,108 @@ test("says hello with no version first, then resumes from the last version seen"
   assert.equal(statuses.at(-1), "open");
 });
 
+test("a state sets the version even when it is lower; events before any state do not count", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].serverSend(moveEvent(3, 0, "e2e4")); // the page cannot apply it: no state yet
+  assert.equal(s.lastVersion, null);
+  net.sockets[0].serverSend({ type: "state", version: 9, moves: [] });
+  net.sockets[0].serverSend({ type: "state", version: 2, moves: [] }); // the server's snapshot is the truth
+  assert.equal(s.lastVersion, 2);
+  net.sockets[0].serverSend({ type: "lobby", seeks: [] }); // other messages leave it alone
+  assert.deepEqual(reconnect(net).sent[0], { type: "hello", version: 2 });
+});
+
 test("a move is resent after a reconnect until acknowledged, then never again", () => {
   const net = fakeNetwork();
   const { s } = makeSocket(net);
   s.connect();
   net.sockets[0].serverOpen();
   s.sendMove({ type: "move", uci: "e2e4", ply: 0 });
-  net.sockets[0].close(); // the ack never arrived
-  net.timers.shift().fn();
-  net.sockets[1].serverOpen();
-  assert.deepEqual(net.sockets[1].sent, [
+  // the ack never arrived
+  assert.deepEqual(reconnect(net).sent, [
     { type: "hello", version: null },
     { type: "move", uci: "e2e4", ply: 0 },
   ]);
-  s.acknowledge(0);
-  net.sockets[1].close();
-  net.timers.shift().fn();
-  net.sockets[2].serverOpen();
-  assert.deepEqual(net.sockets[2].sent, [{ type: "hello", version: null }], "acknowledged move not resent");
+  net.sockets[1].serverSend({ type: "ack", ply: 0, uci: "e2e4", version: 1 });
+  assert.deepEqual(reconnect(net).sent, [{ type: "hello", version: null }], "acknowledged move not resent");
+});
+
+test("a sent move is pending until the move list has its ply, even after its ack", () => {
+  const net = fakeNetwork();
+  const received = [];
+  const s = new ReconnectingSocket("ws://x", {
+    ...net.options,
+    hello: (version) => ({ type: "hello", version }),
+    onMessage: (msg, details) => received.push({ msg, details }),
+  });
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].serverSend({ type: "state", version: 1, moves: [] });
+  assert.equal(s.pendingMove, null);
+  s.sendMove({ type: "move", uci: "e2e4", ply: 0 });
+  assert.deepEqual(s.pendingMove, { type: "move", uci: "e2e4", ply: 0 });
+  net.sockets[0].serverSend({ type: "ack", ply: 0, uci: "e2e4", version: 2 });
+  assert.deepEqual(s.pendingMove?.uci, "e2e4", "still shown: the event has not come");
+  net.sockets[0].serverSend(moveEvent(2, 0, "e2e4"));
+  assert.equal(s.pendingMove, null);
+  assert.deepEqual(received.at(-1).details.settledMoves, [{ type: "move", uci: "e2e4", ply: 0 }],
+    "the page learns the event was its own move");
+  assert.deepEqual(received.at(-2).details.settledMoves, [], "an ack settles nothing");
+});
+
+test("a full state settles every pending move below its move count", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].serverSend({ type: "state", version: 1, moves: [] });
+  s.sendMove({ type: "move", uci: "e2e4", ply: 0 });
+  net.sockets[0].serverSend({ type: "state", version: 5, moves: [{ uci: "d2d4" }] }); // played elsewhere first
+  assert.equal(s.pendingMove, null);
+  assert.deepEqual(reconnect(net).sent, [{ type: "hello", version: 5 }], "a settled move is not resent");
+});
+
+test("an event already seen settles nothing (a take-back may have reopened that ply)", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].serverSend({ type: "state", version: 6, moves: [{ uci: "e2e4" }] });
+  s.sendMove({ type: "move", uci: "d7d5", ply: 1 });
+  net.sockets[0].serverSend(moveEvent(4, 1, "e7e5")); // stale
+  assert.deepEqual(s.pendingMove?.uci, "d7d5");
+});
+
+test("a refused move is neither shown nor resent; the oldest unacknowledged move is the refused one", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].serverSend({ type: "state", version: 1, moves: [] });
+  s.sendMove({ type: "move", uci: "e2e4", ply: 0 });
+  net.sockets[0].serverSend({ type: "error", code: "rate_limited", in_reply_to: "ping" });
+  assert.deepEqual(s.pendingMove?.uci, "e2e4", "an error about another message changes nothing");
+  net.sockets[0].serverSend({ type: "error", code: "illegal_move", in_reply_to: "move" });
+  assert.equal(s.pendingMove, null);
+  assert.deepEqual(reconnect(net).sent, [{ type: "hello", version: 1 }]);
+
+  // Two moves in flight (one screen, both seats): the first was stored, the second refused.
+  s.sendMove({ type: "move", uci: "e2e4", ply: 0 });
+  s.sendMove({ type: "move", uci: "e7e5", ply: 1 });
+  net.sockets[1].serverSend({ type: "ack", ply: 0, uci: "e2e4", version: 2 });
+  net.sockets[1].serverSend({ type: "error", code: "not_your_turn", in_reply_to: "move" });
+  assert.deepEqual(s.pendingMove?.uci, "e2e4", "the acknowledged move stays until its event");
+  assert.deepEqual(reconnect(net).sent, [{ type: "hello", version: 1 }]);
+  net.sockets[2].serverSend({ type: "state", version: 2, moves: [{ uci: "e2e4" }] });
+
+  // Two unanswered moves: the server answers in order, so the refusal is the older one's.
+  s.sendMove({ type: "move", uci: "e7e5", ply: 1 });
+  s.sendMove({ type: "move", uci: "g1f3", ply: 2 });
+  net.sockets[2].serverSend({ type: "error", code: "illegal_move", in_reply_to: "move" });
+  assert.deepEqual(reconnect(net).sent, [{ type: "hello", version: 2 }, { type: "move", uci: "g1f3", ply: 2 }]);
 });
 
 test("actions sent while down are queued and sent once, after the hello", () => {

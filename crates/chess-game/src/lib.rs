@@ -39,7 +39,7 @@
 //! assert_eq!(game.rematch_spec().unwrap().time_control().to_string(), "3+2");
 //! ```
 //!
-//! # Clock rules (seed 001, and lichess where it is silent)
+//! # Clock rules
 //!
 //! - Each side's first move is time-free and earns no bonus. White's clock
 //!   starts when Black's first move is made.

@@ -2,8 +2,8 @@
 //! turn, to be played only if legal once it is their turn.
 //!
 //! A premove follows the piece's movement pattern on an otherwise empty
-//! board: occupied squares, blocked paths and check do not prevent one
-//! (seed 001). That includes squares held by the player's own pieces, since
+//! board: occupied squares, blocked paths and check do not prevent one.
+//! That includes squares held by the player's own pieces, since
 //! the opponent may capture there first. This is chessground's
 //! `unrestrictedPremoves` mode (lichess-org/chessground `src/premove.ts`);
 //! its default mode instead guesses which occupied squares could become

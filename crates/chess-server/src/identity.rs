@@ -1,7 +1,7 @@
 //! Who is making a request: a guest identity in a signed cookie.
 //!
-//! A guest token is an HS256 JWT with its own audience (`chess-guest`), so the
-//! account sessions of issue 5 can add their own audience and a guest token can
+//! A guest token is an HS256 JWT with its own audience (`chess-guest`);
+//! account sessions have theirs (`accounts::session`), so a guest token can
 //! never pass as an account. The algorithm is pinned: a token claiming any
 //! other algorithm (including `none`) is refused.
 

@@ -38,7 +38,7 @@ macro_rules! string_enum {
 #[error("unknown value {0:?}")]
 pub struct UnknownValue(pub String);
 
-/// Who a player is: a guest (cookie only), an account (issue 5) or the computer.
+/// Who a player is: a guest (cookie only), an account (username and password) or the computer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlayerKind {

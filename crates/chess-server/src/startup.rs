@@ -43,7 +43,7 @@ const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 #[derive(Clone, Debug)]
 pub struct AppState {
     pub store: Store,
-    /// Account endpoints and sessions (issue 5).
+    /// Account endpoints and sessions.
     pub accounts: Accounts,
     /// Games (seeks, challenges, local and computer games) one player may
     /// create per minute.

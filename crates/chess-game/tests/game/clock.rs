@@ -1,4 +1,5 @@
-//! Seed 001's clock rules, sentence by sentence, and the first-move rules.
+//! The clock rules of the crate's documentation, sentence by sentence, and
+//! the first-move rules.
 
 use chess_game::{EndReason, EventKind, GameError, GameResult, GameStatus};
 use chess_rules::ByColor;

@@ -1,5 +1,6 @@
 //! Premoves: setting, replacing, cancelling, playing with a charge, and the
-//! awkward cases of seed 001.
+//! awkward cases: a premove made illegal by the opponent's move, a premove
+//! that mates, promotes or flags, a premoved first move.
 
 use chess_game::{EndReason, EventKind, GameError, Premove, PremoveCancelReason};
 use chess_rules::{ByColor, Role};
