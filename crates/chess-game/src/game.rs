@@ -143,6 +143,58 @@ impl Game {
         Ok(game)
     }
 
+    /// Brings the game up to a later saved form of itself, written elsewhere
+    /// (another server sharing the database): `moves` are the moves played
+    /// since, in order, and `state` the state after them. Only the new moves
+    /// are replayed, checked as [`Game::restore`] checks them.
+    ///
+    /// # Errors
+    /// [`RestoreError`] as for [`Game::restore`]; the game is then unchanged.
+    pub fn advance(
+        &mut self,
+        state: SavedState,
+        moves: Vec<SavedMove>,
+    ) -> Result<(), RestoreError> {
+        let real_time = self.saved.spec.time_control().is_real_time();
+        let before = self.record.len();
+        let undo = |game: &mut Game| {
+            while game.record.len() > before {
+                game.record.pop();
+            }
+        };
+        for (ply, saved_move) in (u32::try_from(before).unwrap_or(u32::MAX)..).zip(&moves) {
+            let checked = if saved_move.remaining_ms.is_some() != real_time {
+                Err(RestoreError::Inconsistent(
+                    "a move's clocks do not match the time control",
+                ))
+            } else {
+                match self.record.push_uci(&saved_move.uci) {
+                    Ok(played) if played.san == saved_move.san => Ok(()),
+                    Ok(_) => Err(RestoreError::Inconsistent("a move's san does not match")),
+                    Err(_) => Err(RestoreError::BadMove {
+                        ply,
+                        uci: saved_move.uci.clone(),
+                    }),
+                }
+            };
+            if let Err(error) = checked {
+                undo(self);
+                return Err(error);
+            }
+        }
+        if state.remaining_ms.is_some() != real_time
+            || state.premoves.get(self.record.position().turn()).is_some()
+        {
+            undo(self);
+            return Err(RestoreError::Inconsistent(
+                "the saved state contradicts the moves",
+            ));
+        }
+        self.saved.moves.extend(moves);
+        self.saved.state = state;
+        Ok(())
+    }
+
     /// The persisted form of the game; see [`SavedGame`] for which parts are
     /// append-only.
     pub fn saved(&self) -> &SavedGame {

@@ -93,6 +93,53 @@ fn restore_refuses_moves_that_do_not_replay() {
     ));
 }
 
+#[test]
+fn a_copy_advanced_to_a_later_save_equals_the_game() {
+    let mut g = busy_game();
+    let mut copy = restored(&g);
+    let known = g.moves().len();
+    // Elsewhere, the game goes on: Black replies and White's premove is played.
+    g.play_uci(Black, "g8f6", None, T0 + 12_000).unwrap();
+    g.offer_draw(Black, T0 + 13_000).ok();
+    let later = g.saved().clone();
+    copy.advance(later.state.clone(), later.moves[known..].to_vec())
+        .expect("advances");
+    assert_eq!(copy.saved(), g.saved());
+    assert_eq!(copy.position(), g.position());
+    assert_eq!(copy.next_deadline(), g.next_deadline());
+}
+
+#[test]
+fn advancing_with_a_move_that_does_not_replay_changes_nothing() {
+    let mut g = busy_game();
+    let mut copy = restored(&g);
+    let before = copy.saved().clone();
+    let known = g.moves().len();
+    // Black's reply lets White's premove (castling) play, then Black again.
+    play_line(&mut g, &["g8f6", "d7d6"], T0 + 12_000);
+    let later = g.saved().clone();
+    let mut moves = later.moves[known..].to_vec();
+    assert_eq!(moves.len(), 3);
+    moves[2].uci = "d7d4".into();
+    assert_eq!(
+        copy.advance(later.state.clone(), moves),
+        Err(RestoreError::BadMove {
+            ply: u32::try_from(known + 2).unwrap(),
+            uci: "d7d4".into()
+        })
+    );
+    assert_eq!(copy.saved(), &before);
+    assert_eq!(copy.position(), restored(&copy).position());
+    // A state whose clocks contradict the time control is refused too.
+    let mut state = later.state.clone();
+    state.remaining_ms = None;
+    assert!(matches!(
+        copy.advance(state, later.moves[known..].to_vec()),
+        Err(RestoreError::Inconsistent(_))
+    ));
+    assert_eq!(copy.saved(), &before);
+}
+
 #[cfg(feature = "serde")]
 mod json {
     use super::*;

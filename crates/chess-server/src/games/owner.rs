@@ -583,10 +583,15 @@ impl Owner {
         let new_moves = (first_new..next.moves().len())
             .filter_map(|ply| stored::move_row(next, ply))
             .collect();
-        let mut recent = self.recent.clone();
-        recent.extend(events.iter().cloned());
-        while recent.len() > RECENT_EVENTS {
-            recent.pop_front();
+        // Only other nodes read the recent events, and they exist only on
+        // Postgres: on SQLite the row need not carry (and rewrite) them.
+        let mut recent = VecDeque::new();
+        if self.hub.store().is_postgres() {
+            recent = self.recent.clone();
+            recent.extend(events.iter().cloned());
+            while recent.len() > RECENT_EVENTS {
+                recent.pop_front();
+            }
         }
 
         let mut row = self.entry.row.clone();
@@ -599,7 +604,11 @@ impl Owner {
         row.version = version_i64(next.version());
         row.updated_at = i64::try_from(now).unwrap_or(i64::MAX);
         row.deadline_at = stored_deadline(next, row.status);
-        row.recent_events = serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned());
+        row.recent_events = if recent.is_empty() {
+            "[]".to_owned()
+        } else {
+            serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned())
+        };
         row.premove_nodes = ByColor::new_with(|color| {
             if next.premove(color).is_none() {
                 None
@@ -727,9 +736,10 @@ impl Owner {
     /// [`Owner::catch_up`]; `always` replaces the game even when the stored
     /// version is the one held (the held game cannot be trusted).
     async fn reload(&mut self, always: bool) {
-        let loaded = self.hub.load_entry(self.id()).await;
-        let fresh = match loaded {
-            Ok(Some(fresh)) => fresh,
+        let cached = self.entry.game.version();
+        let before_status = self.entry.row.status;
+        let row = match self.hub.store().game(self.id()).await {
+            Ok(Some(row)) => row,
             Ok(None) => {
                 tracing::error!("a hosted game's row vanished");
                 return;
@@ -739,19 +749,37 @@ impl Owner {
                 return;
             }
         };
-        let before = &self.entry;
+        let seats_changed =
+            row.white_id != self.entry.row.white_id || row.black_id != self.entry.row.black_id;
         if !always
-            && fresh.row.version == before.row.version
-            && fresh.row.status == before.row.status
-            && fresh.players == before.players
+            && !seats_changed
+            && row.version == self.entry.row.version
+            && row.status == before_status
         {
             return;
         }
-        let cached = before.game.version();
         // A joined challenge starts a new game: everyone needs the full state.
-        let seats_changed =
-            fresh.players != before.players || before.row.status == GameStatus::Open;
-        let recent = parse_recent(&fresh.row);
+        let seats_changed = seats_changed || before_status == GameStatus::Open;
+        if !always && !seats_changed && self.advance_to(&row).await {
+            self.entry.row = row;
+        } else {
+            match self.hub.load_entry(self.id()).await {
+                Ok(Some(fresh)) => {
+                    let connections = self.entry.connections;
+                    self.entry = fresh;
+                    self.entry.connections = connections;
+                }
+                Ok(None) => {
+                    tracing::error!("a hosted game's row vanished");
+                    return;
+                }
+                Err(error) => {
+                    tracing::error!(%error, "rereading a game failed");
+                    return;
+                }
+            }
+        }
+        let recent = parse_recent(&self.entry.row);
         let missed: Vec<Event> = recent
             .iter()
             .filter(|event| event.version > cached)
@@ -763,10 +791,7 @@ impl Owner {
                 .is_some_and(|event| event.version == cached + 1)
             && missed
                 .last()
-                .is_some_and(|event| event.version == fresh.game.version());
-        let connections = self.entry.connections;
-        self.entry = fresh;
-        self.entry.connections = connections;
+                .is_some_and(|event| event.version == self.entry.game.version());
         self.recent = recent;
         tracing::debug!(
             from = cached,
@@ -779,6 +804,36 @@ impl Owner {
         } else {
             self.entry.history.clear();
             let _ = self.outbox.send(Arc::new(Outgoing::Resync));
+        }
+    }
+
+    /// Brings the held game up to the stored `row` reading only the moves
+    /// played since; `false` (the game unchanged) when the stored moves do
+    /// not continue the held ones (moves were taken back) or cannot be read.
+    async fn advance_to(&mut self, row: &GameRow) -> bool {
+        let held = self.entry.game.moves().len();
+        // From the last held move: it must still be stored as it is held.
+        let from = held.saturating_sub(1);
+        let rows = match self.hub.store().moves_from(self.id(), from).await {
+            Ok(rows) => rows,
+            Err(error) => {
+                tracing::warn!(%error, "reading a game's new moves failed");
+                return false;
+            }
+        };
+        let new = match self.entry.game.moves().last() {
+            None => &rows[..],
+            Some(last) => match rows.split_first() {
+                Some((first, new)) if stored::is_move(first, last) => new,
+                _ => return false,
+            },
+        };
+        match stored::advance(&mut self.entry.game, &row.state, new) {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::warn!(%error, "the stored game does not continue the held one");
+                false
+            }
         }
     }
 

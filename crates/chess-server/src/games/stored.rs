@@ -67,6 +67,29 @@ pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
     .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
 }
 
+/// Brings `game` up to its stored `state` JSON, given the moves played since
+/// it was read (`moves`, in ply order, continuing its moves).
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the JSON does not parse or the moves do not
+/// continue the game; `game` is then unchanged.
+pub fn advance(game: &mut Game, state: &str, moves: &[MoveRow]) -> Result<(), StoreError> {
+    let stored: StoredState =
+        serde_json::from_str(state).map_err(|e| StoreError::Corrupt(format!("game state: {e}")))?;
+    let moves = moves
+        .iter()
+        .map(|row| serde_json::from_str::<SavedMove>(&row.record))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| StoreError::Corrupt(format!("saved move: {e}")))?;
+    game.advance(stored.state, moves)
+        .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
+}
+
+/// Whether the stored move `row` is `held`, exactly.
+pub fn is_move(row: &MoveRow, held: &SavedMove) -> bool {
+    serde_json::from_str::<SavedMove>(&row.record).is_ok_and(|stored| &stored == held)
+}
+
 #[cfg(test)]
 mod tests {
     use chess_rules::Color;

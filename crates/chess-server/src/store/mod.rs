@@ -348,12 +348,22 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn moves(&self, game: Uuid) -> Result<Vec<MoveRow>> {
+        self.moves_from(game, 0).await
+    }
+
+    /// The moves of `game` from ply `from_ply` on, in order.
+    ///
+    /// # Errors
+    /// The database error, or [`StoreError::Corrupt`] for an unreadable row.
+    pub async fn moves_from(&self, game: Uuid, from_ply: usize) -> Result<Vec<MoveRow>> {
+        let from_ply = i64::try_from(from_ply).unwrap_or(i64::MAX);
         let rows: Vec<(i64, String, String, Option<i64>, i64, String)> = with_pool!(self, pool => {
             sqlx::query_as(
                 "select ply, uci, san, clock_ms, played_at, record from moves \
-                 where game_id = $1 order by ply",
+                 where game_id = $1 and ply >= $2 order by ply",
             )
             .bind(game.to_string())
+            .bind(from_ply)
             .fetch_all(pool)
             .await?
         });
