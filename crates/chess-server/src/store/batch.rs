@@ -10,8 +10,8 @@ use chess_game::GameResult;
 use sqlx::Connection as _;
 use uuid::Uuid;
 
-use super::{GameRow, MoveRow, Pool, Result, Store, StoreError};
-use crate::ledger::{LedgerError, Recorded};
+use super::{GameRow, MoveRow, Result, Store, Transaction};
+use crate::ledger::Recorded;
 
 /// Most move rows in one `insert` statement (7 parameters each, far below
 /// both databases' parameter limits).
@@ -44,19 +44,10 @@ pub enum WriteOutcome {
     Conflict,
 }
 
-fn ledger_error(error: LedgerError) -> StoreError {
-    match error {
-        LedgerError::Database(error) => StoreError::Database(error),
-        LedgerError::Corrupt(what) => StoreError::Corrupt(what),
-    }
-}
-
 impl Store {
     /// Writes `writes` (at most one per game) in one transaction, with each
     /// notice in `notices` sent on Postgres channel `channel` when, and only
-    /// if, it commits (`NOTIFY` is transactional). On SQLite the transaction
-    /// takes the write lock at its start (`BEGIN IMMEDIATE`), which the ledger
-    /// needs and a single writer loses nothing by.
+    /// if, it commits. An ending settles its reward in the same transaction.
     ///
     /// Rows are locked in game-id order, so two nodes' batches cannot deadlock.
     ///
@@ -77,118 +68,115 @@ impl Store {
             "at most one write per game in a batch"
         );
         let mut outcomes = vec![WriteOutcome::Conflict; writes.len()];
-
-        /// The body, once per backend: `$tx` is the open transaction,
-        /// `$ledger` the backend's ledger module.
-        macro_rules! batch_body {
-            ($tx:ident, $ledger:path) => {{
-                use $ledger as ledger;
-                let mut written_moves: Vec<(Uuid, &MoveRow)> = Vec::new();
-                for &index in &order {
-                    let write = &writes[index];
-                    let game = &write.row;
-                    let updated = if let Some(rematch) = &write.rematch {
-                        // The rematch row must exist before the old game points
-                        // at it; a savepoint takes it back if the old game
-                        // conflicts. (Rare: other writes need no savepoint.)
-                        let mut step = $tx.begin().await?;
-                        insert_game_query!(rematch).execute(&mut *step).await?;
-                        let updated = update_game_query!(game, write.expected_version)
-                            .execute(&mut *step)
-                            .await?
-                            .rows_affected();
-                        if updated == 1 {
-                            step.commit().await?;
-                        } else {
-                            step.rollback().await?;
-                        }
-                        updated
-                    } else {
-                        update_game_query!(game, write.expected_version)
-                            .execute(&mut *$tx)
-                            .await?
-                            .rows_affected()
-                    };
-                    if updated != 1 {
-                        continue;
-                    }
-                    if let Some(keep) = write.keep_moves {
-                        sqlx::query("delete from moves where game_id = $1 and ply >= $2")
-                            .bind(game.id.to_string())
-                            .bind(i64::from(keep))
-                            .execute(&mut *$tx)
-                            .await?;
-                    }
-                    let reward = match &write.settle {
-                        Some(result) => {
-                            let seats = chess_rules::ByColor {
-                                white: game.white_id,
-                                black: game.black_id,
-                            };
-                            ledger::settle_game(&mut $tx, game.id, seats, result, game.updated_at)
-                                .await
-                                .map_err(ledger_error)?
-                        }
-                        None => None,
-                    };
-                    written_moves.extend(write.new_moves.iter().map(|mv| (game.id, mv)));
-                    outcomes[index] = WriteOutcome::Written { reward };
-                }
-                for chunk in written_moves.chunks(MOVES_PER_STATEMENT) {
-                    let mut sql = String::from(
-                        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) values ",
-                    );
-                    for row in 0..chunk.len() {
-                        let first = row * 7;
-                        if row > 0 {
-                            sql.push_str(", ");
-                        }
-                        sql.push_str(&format!(
-                            "(${}, ${}, ${}, ${}, ${}, ${}, ${})",
-                            first + 1,
-                            first + 2,
-                            first + 3,
-                            first + 4,
-                            first + 5,
-                            first + 6,
-                            first + 7
-                        ));
-                    }
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                    for (game_id, mv) in chunk {
-                        query = query
-                            .bind(game_id.to_string())
-                            .bind(mv.ply)
-                            .bind(&mv.uci)
-                            .bind(&mv.san)
-                            .bind(mv.clock_ms)
-                            .bind(mv.played_at)
-                            .bind(&mv.record);
-                    }
-                    query.execute(&mut *$tx).await?;
-                }
-            }};
-        }
-
-        match &self.pool {
-            Pool::Sqlite(pool) => {
-                let mut tx = crate::ledger::sqlite::begin_immediate(pool).await?;
-                batch_body!(tx, crate::ledger::sqlite);
-                tx.commit().await?;
+        let mut written_moves: Vec<(Uuid, &MoveRow)> = Vec::new();
+        let mut tx = self.begin().await?;
+        for &index in &order {
+            let write = &writes[index];
+            let game = &write.row;
+            if !write_game(&mut tx, write).await? {
+                continue;
             }
-            Pool::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                batch_body!(tx, crate::ledger::postgres);
-                for notice in notices {
-                    sqlx::query("select pg_notify($1, $2)")
-                        .bind(channel)
-                        .bind(notice)
-                        .execute(&mut *tx)
-                        .await?;
+            let reward = match &write.settle {
+                Some(result) => {
+                    let seats = chess_rules::ByColor {
+                        white: game.white_id,
+                        black: game.black_id,
+                    };
+                    tx.settle_reward(game.id, seats, result, game.updated_at)
+                        .await?
                 }
-                tx.commit().await?;
-            }
+                None => None,
+            };
+            written_moves.extend(write.new_moves.iter().map(|mv| (game.id, mv)));
+            outcomes[index] = WriteOutcome::Written { reward };
         }
+        for chunk in written_moves.chunks(MOVES_PER_STATEMENT) {
+            insert_moves(&mut tx, chunk).await?;
+        }
+        for notice in notices {
+            tx.notify(channel, notice).await?;
+        }
+        tx.commit().await?;
         Ok(outcomes)
     }
+}
+
+/// The compare-and-set of one game (with its rematch, and the take-back's
+/// deletion of moves); `false` if the stored version had moved on and
+/// nothing was written.
+async fn write_game(tx: &mut Transaction, write: &GameWrite) -> Result<bool> {
+    let game = &write.row;
+    with_conn!(tx, conn => {
+        let updated = if let Some(rematch) = &write.rematch {
+            // The rematch row must exist before the old game points at it;
+            // a savepoint takes it back if the old game conflicts. (Rare:
+            // other writes need no savepoint.)
+            let mut step = conn.begin().await?;
+            insert_game_query!(rematch).execute(&mut *step).await?;
+            let updated = update_game_query!(game, write.expected_version)
+                .execute(&mut *step)
+                .await?
+                .rows_affected();
+            if updated == 1 {
+                step.commit().await?;
+            } else {
+                step.rollback().await?;
+            }
+            updated
+        } else {
+            update_game_query!(game, write.expected_version)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected()
+        };
+        if updated != 1 {
+            return Ok(false);
+        }
+        if let Some(keep) = write.keep_moves {
+            sqlx::query("delete from moves where game_id = $1 and ply >= $2")
+                .bind(game.id.to_string())
+                .bind(i64::from(keep))
+                .execute(&mut *conn)
+                .await?;
+        }
+        Ok(true)
+    })
+}
+
+/// Inserts `moves` (at most [`MOVES_PER_STATEMENT`]) in one statement.
+async fn insert_moves(tx: &mut Transaction, moves: &[(Uuid, &MoveRow)]) -> Result<()> {
+    let mut sql = String::from(
+        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) values ",
+    );
+    for row in 0..moves.len() {
+        let first = row * 7;
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!(
+            "(${}, ${}, ${}, ${}, ${}, ${}, ${})",
+            first + 1,
+            first + 2,
+            first + 3,
+            first + 4,
+            first + 5,
+            first + 6,
+            first + 7
+        ));
+    }
+    with_conn!(tx, conn => {
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (game_id, mv) in moves {
+            query = query
+                .bind(game_id.to_string())
+                .bind(mv.ply)
+                .bind(&mv.uci)
+                .bind(&mv.san)
+                .bind(mv.clock_ms)
+                .bind(mv.played_at)
+                .bind(&mv.record);
+        }
+        query.execute(&mut *conn).await?;
+    });
+    Ok(())
 }
