@@ -282,6 +282,16 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
     }
 }
 
+/// The value of `name` in `response`, or "" when it is missing.
+pub fn header(response: &reqwest::Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// A standard clock time control in JSON.
 pub fn clock(initial_ms: u64, increment_ms: u64) -> Value {
     json!({ "kind": "clock", "initial_ms": initial_ms, "increment_ms": increment_ms })

@@ -3,7 +3,7 @@
 //! black-box tests of the real server on port 0, played over real WebSockets
 //! (`on_both_backends!`); the store's own tests (`on_both_stores!`) run
 //! against a `Store` directly, and the account routes' tests call their
-//! router without opening a port.
+//! router without opening a port. `binary` starts the built executable.
 
 mod helpers;
 
@@ -11,6 +11,7 @@ mod accounts;
 mod accounts_router;
 mod accounts_store;
 mod bad_input;
+mod binary;
 mod clocks;
 mod computer;
 mod endings;
