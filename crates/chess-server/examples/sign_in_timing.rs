@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use chess_server::accounts::password::{Password, PasswordHasher};
 use chess_server::accounts::rate_limit::{Backoff, Limit, SignInLimits};
 use chess_server::accounts::sign_in::sign_in;
-use chess_server::accounts::store::AccountRow;
 use chess_server::accounts::username::Username;
+use chess_server::store::AccountRow;
 use uuid::Uuid;
 
 const ROUNDS: usize = 30;

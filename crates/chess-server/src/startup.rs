@@ -184,7 +184,7 @@ impl Application {
         };
         let tokens = GuestTokens::new(&secret)?.with_secure_cookies(settings.secure_cookies);
         let accounts = Accounts::new(
-            store.accounts_db(),
+            store.clone(),
             PasswordHasher::owasp(MAX_CONCURRENT_HASHES)?,
             Sessions::new(ring),
             tokens.clone(),

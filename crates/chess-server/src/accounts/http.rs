@@ -19,19 +19,18 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
-use sqlx::{PgPool, SqlitePool};
 use uuid::Uuid;
 
 use super::password::{Password, PasswordHasher};
 use super::rate_limit::{AddressKey, RateLimiter, RetryAfter, SIGN_UPS_PER_ADDRESS, SignInLimits};
 use super::session::{SESSION_COOKIE, Session, Sessions};
 use super::sign_in::{SignInError, sign_in};
-use super::store::{AccountRow, AccountStoreError, SignUpError};
 use super::username::Username;
 use crate::error::ApiError;
 use crate::identity::GuestTokens;
-use crate::ledger::{self, LedgerEntry, LedgerError, UtcDay};
+use crate::ledger::{LedgerEntry, UtcDay};
 use crate::routes::JsonBody;
+use crate::store::{AccountRow, SignUpError, Store};
 
 /// How often an open game socket re-checks its account session.
 pub const SESSION_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -39,41 +38,10 @@ pub const SESSION_CHECK_EVERY: std::time::Duration = std::time::Duration::from_s
 /// How many ledger entries `GET /api/account/rewards` lists.
 const REWARD_ENTRIES_SHOWN: u32 = 100;
 
-/// The database the account endpoints use.
-#[derive(Clone, Debug)]
-pub enum AccountsDb {
-    /// The embedded default.
-    Sqlite(SqlitePool),
-    /// Shared by several nodes.
-    Postgres(PgPool),
-}
-
-/// Runs `$body` with `$module` naming the back-end's account queries and
-/// `$tx` a write transaction on it (SQLite's takes the write lock at once).
-/// The body is compiled once per back-end.
-macro_rules! in_transaction {
-    ($db:expr, |$tx:ident, $module:ident| $body:expr) => {
-        match $db {
-            AccountsDb::Sqlite(pool) => {
-                use crate::accounts::store::sqlite as $module;
-                let mut $tx = ledger::sqlite::begin_immediate(pool)
-                    .await
-                    .map_err(internal)?;
-                $body
-            }
-            AccountsDb::Postgres(pool) => {
-                use crate::accounts::store::postgres as $module;
-                let mut $tx = pool.begin().await.map_err(internal)?;
-                $body
-            }
-        }
-    };
-}
-
 /// What the account endpoints need.
 #[derive(Clone)]
 pub struct Accounts {
-    db: AccountsDb,
+    store: Store,
     hasher: PasswordHasher,
     sessions: Arc<Sessions>,
     guests: GuestTokens,
@@ -85,7 +53,7 @@ pub struct Accounts {
 impl std::fmt::Debug for Accounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Accounts")
-            .field("db", &self.db)
+            .field("store", &self.store)
             .field("secure_cookies", &self.secure_cookies)
             .finish_non_exhaustive()
     }
@@ -95,14 +63,14 @@ impl Accounts {
     /// The account endpoints' state. `secure_cookies` adds `Secure` to the
     /// session cookie (set it when served over TLS).
     pub fn new(
-        db: AccountsDb,
+        store: Store,
         hasher: PasswordHasher,
         sessions: Sessions,
         guests: GuestTokens,
         secure_cookies: bool,
     ) -> Accounts {
         Accounts {
-            db,
+            store,
             hasher,
             sessions: Arc::new(sessions),
             guests,
@@ -123,27 +91,11 @@ impl Accounts {
         let Ok(session) = self.sessions.verify(&token, unix_secs()) else {
             return Ok(None);
         };
-        let active = match &self.db {
-            AccountsDb::Sqlite(pool) => {
-                let mut conn = pool.acquire().await.map_err(internal)?;
-                super::store::sqlite::session_is_active(
-                    &mut conn,
-                    session.session_id,
-                    session.account_id,
-                )
-                .await
-            }
-            AccountsDb::Postgres(pool) => {
-                let mut conn = pool.acquire().await.map_err(internal)?;
-                super::store::postgres::session_is_active(
-                    &mut conn,
-                    session.session_id,
-                    session.account_id,
-                )
-                .await
-            }
-        }
-        .map_err(internal)?;
+        let active = self
+            .store
+            .session_is_active(session.session_id, session.account_id)
+            .await
+            .map_err(internal)?;
         Ok(active.then_some(session))
     }
 
@@ -171,6 +123,15 @@ impl Accounts {
                 }
             }
         })
+    }
+
+    /// The account a live session belongs to (not signed in if it is gone).
+    async fn account_of(&self, session: &Session) -> Result<AccountRow, Failure> {
+        self.store
+            .account_by_id(session.account_id)
+            .await
+            .map_err(internal)?
+            .ok_or_else(not_signed_in)
     }
 
     fn session_cookie(&self, token: &str, max_age_secs: u64) -> HeaderValue {
@@ -348,32 +309,31 @@ async fn sign_up(
     let hash = accounts.hasher.hash(&password).await.map_err(internal)?;
     let now_ms = unix_ms();
     let session_id = Uuid::new_v4();
-    in_transaction!(&accounts.db, |tx, store| {
-        match store::sign_up(&mut tx, player_id, &username, &hash, now_ms).await {
-            Ok(()) => {}
-            Err(SignUpError::UsernameTaken) => {
-                return Err(ApiError::client(
-                    StatusCode::CONFLICT,
-                    "username_taken",
-                    "that username is taken",
-                )
-                .into());
-            }
-            Err(SignUpError::AlreadyAnAccount) => {
-                return Err(ApiError::client(
-                    StatusCode::CONFLICT,
-                    "already_an_account",
-                    "you are already signed up; sign in instead",
-                )
-                .into());
-            }
-            Err(SignUpError::Database(error)) => return Err(internal(error).into()),
+    let mut tx = accounts.store.begin().await.map_err(internal)?;
+    match tx.sign_up(player_id, &username, &hash, now_ms).await {
+        Ok(()) => {}
+        Err(SignUpError::UsernameTaken) => {
+            return Err(ApiError::client(
+                StatusCode::CONFLICT,
+                "username_taken",
+                "that username is taken",
+            )
+            .into());
         }
-        store::start_session(&mut tx, session_id, player_id, now_ms)
-            .await
-            .map_err(internal)?;
-        tx.commit().await.map_err(internal)?;
-    });
+        Err(SignUpError::AlreadyAnAccount) => {
+            return Err(ApiError::client(
+                StatusCode::CONFLICT,
+                "already_an_account",
+                "you are already signed up; sign in instead",
+            )
+            .into());
+        }
+        Err(SignUpError::Database(error)) => return Err(internal(error).into()),
+    }
+    tx.start_session(session_id, player_id, now_ms)
+        .await
+        .map_err(internal)?;
+    tx.commit().await.map_err(internal)?;
     let token = accounts
         .sessions
         .issue_for(player_id, session_id, unix_secs())
@@ -406,7 +366,11 @@ async fn sign_in_route(
             .map_err(internal)?;
         return Err(invalid_credentials());
     };
-    let account = lookup(&accounts.db, &username).await?;
+    let account = accounts
+        .store
+        .account_by_username(&username)
+        .await
+        .map_err(internal)?;
     let signed_in = match sign_in(
         &accounts.hasher,
         &accounts.sign_in_limits,
@@ -428,50 +392,21 @@ async fn sign_in_route(
     };
     let now_ms = unix_ms();
     let session_id = Uuid::new_v4();
-    in_transaction!(&accounts.db, |tx, store| {
-        if let Some(upgraded) = &signed_in.upgraded_hash {
-            store::set_password_hash(&mut tx, signed_in.player_id, upgraded, now_ms)
-                .await
-                .map_err(internal)?;
-        }
-        store::start_session(&mut tx, session_id, signed_in.player_id, now_ms)
+    let mut tx = accounts.store.begin().await.map_err(internal)?;
+    if let Some(upgraded) = &signed_in.upgraded_hash {
+        tx.set_password_hash(signed_in.player_id, upgraded, now_ms)
             .await
             .map_err(internal)?;
-        tx.commit().await.map_err(internal)?;
-    });
+    }
+    tx.start_session(session_id, signed_in.player_id, now_ms)
+        .await
+        .map_err(internal)?;
+    tx.commit().await.map_err(internal)?;
     let token = accounts
         .sessions
         .issue_for(signed_in.player_id, session_id, unix_secs())
         .map_err(internal)?;
     Ok(accounts.signed_in_response(StatusCode::OK, &account, &token))
-}
-
-async fn lookup(db: &AccountsDb, username: &Username) -> Result<Option<AccountRow>, ApiError> {
-    let found: Result<_, AccountStoreError> = match db {
-        AccountsDb::Sqlite(pool) => {
-            let mut conn = pool.acquire().await.map_err(internal)?;
-            super::store::sqlite::by_username(&mut conn, username).await
-        }
-        AccountsDb::Postgres(pool) => {
-            let mut conn = pool.acquire().await.map_err(internal)?;
-            super::store::postgres::by_username(&mut conn, username).await
-        }
-    };
-    found.map_err(internal)
-}
-
-async fn lookup_id(db: &AccountsDb, player_id: Uuid) -> Result<Option<AccountRow>, ApiError> {
-    let found: Result<_, AccountStoreError> = match db {
-        AccountsDb::Sqlite(pool) => {
-            let mut conn = pool.acquire().await.map_err(internal)?;
-            super::store::sqlite::by_id(&mut conn, player_id).await
-        }
-        AccountsDb::Postgres(pool) => {
-            let mut conn = pool.acquire().await.map_err(internal)?;
-            super::store::postgres::by_id(&mut conn, player_id).await
-        }
-    };
-    found.map_err(internal)
 }
 
 /// `POST /api/account/sign-out`: ends the session (its token stops working
@@ -482,12 +417,11 @@ async fn sign_out(
 ) -> Result<Response, Failure> {
     if let Some(session) = accounts.session_of(&headers).await? {
         let now_ms = unix_ms();
-        in_transaction!(&accounts.db, |tx, store| {
-            store::end_session(&mut tx, session.session_id, now_ms)
-                .await
-                .map_err(internal)?;
-            tx.commit().await.map_err(internal)?;
-        });
+        let mut tx = accounts.store.begin().await.map_err(internal)?;
+        tx.end_session(session.session_id, now_ms)
+            .await
+            .map_err(internal)?;
+        tx.commit().await.map_err(internal)?;
     }
     let mut response = StatusCode::NO_CONTENT.into_response();
     let headers = response.headers_mut();
@@ -517,9 +451,7 @@ async fn change_password(
             error.to_string(),
         )
     })?;
-    let account = lookup_id(&accounts.db, session.account_id)
-        .await?
-        .ok_or_else(not_signed_in)?;
+    let account = accounts.account_of(&session).await?;
     let username = Username::parse(&account.username).map_err(internal)?;
     let current = Password::parse(change.current_password).map_err(|_| invalid_credentials())?;
     match sign_in(
@@ -544,20 +476,14 @@ async fn change_password(
         .await
         .map_err(internal)?;
     let now_ms = unix_ms();
-    in_transaction!(&accounts.db, |tx, store| {
-        store::set_password_hash(&mut tx, session.account_id, &hash, now_ms)
-            .await
-            .map_err(internal)?;
-        store::end_other_sessions(
-            &mut tx,
-            session.account_id,
-            Some(session.session_id),
-            now_ms,
-        )
+    let mut tx = accounts.store.begin().await.map_err(internal)?;
+    tx.set_password_hash(session.account_id, &hash, now_ms)
         .await
         .map_err(internal)?;
-        tx.commit().await.map_err(internal)?;
-    });
+    tx.end_other_sessions(session.account_id, Some(session.session_id), now_ms)
+        .await
+        .map_err(internal)?;
+    tx.commit().await.map_err(internal)?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -571,9 +497,7 @@ async fn current_account(
         .session_of(&headers)
         .await?
         .ok_or_else(not_signed_in)?;
-    let account = lookup_id(&accounts.db, session.account_id)
-        .await?
-        .ok_or_else(not_signed_in)?;
+    let account = accounts.account_of(&session).await?;
     let now = unix_secs();
     if session.needs_renewal(now)
         && let Some(token) = accounts.sessions.renew(&session, now).map_err(internal)?
@@ -597,31 +521,16 @@ async fn rewards(
         .await?
         .ok_or_else(not_signed_in)?;
     let today = UtcDay::from_unix_ms(unix_ms());
-    let read: Result<_, LedgerError> = match &accounts.db {
-        AccountsDb::Sqlite(pool) => {
-            let mut conn = pool.acquire().await.map_err(internal)?;
-            match ledger::sqlite::daily_total(&mut conn, session.account_id, today).await {
-                Ok(total) => {
-                    ledger::sqlite::entries(&mut conn, session.account_id, REWARD_ENTRIES_SHOWN)
-                        .await
-                        .map(|entries| (total, entries))
-                }
-                Err(error) => Err(error),
-            }
-        }
-        AccountsDb::Postgres(pool) => {
-            let mut conn = pool.acquire().await.map_err(internal)?;
-            match ledger::postgres::daily_total(&mut conn, session.account_id, today).await {
-                Ok(total) => {
-                    ledger::postgres::entries(&mut conn, session.account_id, REWARD_ENTRIES_SHOWN)
-                        .await
-                        .map(|entries| (total, entries))
-                }
-                Err(error) => Err(error),
-            }
-        }
-    };
-    let (total, entries) = read.map_err(internal)?;
+    let total = accounts
+        .store
+        .reward_total(session.account_id, today)
+        .await
+        .map_err(internal)?;
+    let entries = accounts
+        .store
+        .reward_entries(session.account_id, REWARD_ENTRIES_SHOWN)
+        .await
+        .map_err(internal)?;
     let entries: Vec<_> = entries.iter().map(entry_json).collect();
     Ok(Json(json!({
         "day": total.day.to_string(),

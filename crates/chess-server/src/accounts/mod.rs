@@ -1,8 +1,9 @@
 //! Accounts: parsed usernames and passwords, Argon2id hashing, session
 //! tokens and the rate limits that protect sign-in.
 //!
-//! Each module has one purpose and no knowledge of HTTP or the store, so the
-//! server's routes compose them:
+//! Each module has one purpose and, but for [`http`], no knowledge of HTTP
+//! or the store, so the server's routes compose them (the account tables'
+//! queries are in `store::accounts`):
 //!
 //! - [`http`]: the account endpoints, a router the server merges;
 //! - [`username`]: the parsed `Username` and its case-insensitive key;
@@ -13,14 +14,11 @@
 //! - [`rate_limit`]: failed sign-ins per account and address, sign-ups and
 //!   game creation;
 //! - [`sign_in`]: the sign-in decision that reveals nothing about which
-//!   usernames exist;
-//! - [`store`]: the `accounts` and `account_sessions` tables, on SQLite and
-//!   Postgres (a guest who signs up keeps their player id and games).
+//!   usernames exist.
 
 pub mod http;
 pub mod password;
 pub mod rate_limit;
 pub mod session;
 pub mod sign_in;
-pub mod store;
 pub mod username;

@@ -14,8 +14,8 @@ use uuid::Uuid;
 
 use super::password::{HashingError, Password, PasswordHash, PasswordHasher, Verification};
 use super::rate_limit::{RetryAfter, SignInLimits};
-use super::store::AccountRow;
 use super::username::Username;
+use crate::store::AccountRow;
 
 /// A successful sign-in.
 #[derive(Debug, PartialEq, Eq)]

@@ -4,9 +4,10 @@
 //! The rules a finance reader can check are in `docs/rewards.md`. In code:
 //!
 //! - [`reward_winner`] decides whether a finished game pays and whom (pure).
-//! - [`sqlite::record_win`] and [`postgres::record_win`] write the entry
-//!   inside the caller's transaction, the one that also stores the game's
-//!   result, so the result and the payment commit together or not at all.
+//! - `Transaction::record_win` and `Transaction::settle_reward` (in
+//!   `store::ledger`) write the entry inside the transaction that also
+//!   stores the game's result, so the result and the payment commit together
+//!   or not at all.
 //! - The guarantees come from the database, not from memory: the game id is
 //!   unique in `reward_entries` (exactly once), the per-account-per-day
 //!   counter in `reward_days` only grows through
@@ -17,8 +18,6 @@
 //!   in, so tests inject the clock.
 
 mod day;
-pub mod postgres;
-pub mod sqlite;
 
 use chess_game::{EndReason, GameResult};
 use chess_rules::ByColor;
@@ -76,7 +75,8 @@ impl EntryStatus {
         }
     }
 
-    fn from_code(code: &str) -> Option<EntryStatus> {
+    /// The status stored as `code`, if it is one.
+    pub fn from_code(code: &str) -> Option<EntryStatus> {
         match code {
             "credited" => Some(EntryStatus::Credited),
             "over_cap" => Some(EntryStatus::OverCap),
@@ -102,7 +102,7 @@ pub struct LedgerEntry {
     pub created_at_ms: i64,
 }
 
-/// What [`sqlite::record_win`] / [`postgres::record_win`] did.
+/// What recording a win did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Recorded {
     /// A new entry was written.
@@ -130,40 +130,6 @@ pub struct DailyTotal {
     pub total_cents: i64,
     /// [`DAILY_CAP_CENTS`].
     pub cap_cents: i64,
-}
-
-/// A failure reading or writing the ledger.
-#[derive(Debug, thiserror::Error)]
-pub enum LedgerError {
-    /// The database refused or failed.
-    #[error("ledger database error: {0}")]
-    Database(#[from] sqlx::Error),
-    /// A stored row does not decode (only if the table was altered by hand).
-    #[error("ledger row is corrupt: {0}")]
-    Corrupt(String),
-}
-
-/// Decodes the text columns shared by both back-ends.
-fn decode_entry(
-    game_id: &str,
-    account_id: &str,
-    amount_cents: i64,
-    day: &str,
-    status: &str,
-    created_at_ms: i64,
-) -> Result<LedgerEntry, LedgerError> {
-    let uuid = |text: &str| {
-        Uuid::parse_str(text).map_err(|e| LedgerError::Corrupt(format!("id {text:?}: {e}")))
-    };
-    Ok(LedgerEntry {
-        game_id: uuid(game_id)?,
-        account_id: uuid(account_id)?,
-        amount_cents,
-        day: UtcDay::parse(day).map_err(|e| LedgerError::Corrupt(e.to_string()))?,
-        status: EntryStatus::from_code(status)
-            .ok_or_else(|| LedgerError::Corrupt(format!("status {status:?}")))?,
-        created_at_ms,
-    })
 }
 
 #[cfg(test)]

@@ -5,6 +5,12 @@
 //! change that arrived meanwhile. Each game's change stays a compare-and-set on
 //! its version: a game that another node moved on is answered
 //! [`WriteOutcome::Conflict`] alone, and the rest of the batch commits.
+//!
+//! Every game's compare-and-set and every new move go to the database as one
+//! JSON parameter of one statement each: a batch costs the same few round
+//! trips whatever its size (each statement is a round trip to sqlx's SQLite
+//! worker thread), and the statement texts never change (prepared once per
+//! connection).
 
 use chess_game::GameResult;
 use serde::Serialize;
@@ -12,8 +18,8 @@ use sqlx::Connection as _;
 use sqlx::Row as _;
 use uuid::Uuid;
 
-use super::{GameRow, MoveRow, Pool, Result, Store, StoreError};
-use crate::ledger::{LedgerError, Recorded};
+use super::{Backend, GameRow, MoveRow, Result, Store, StoreError, Transaction};
+use crate::ledger::Recorded;
 
 /// One game's change, written as a compare-and-set on `expected_version`.
 #[derive(Clone, Debug)]
@@ -42,21 +48,13 @@ pub enum WriteOutcome {
     Conflict,
 }
 
-fn ledger_error(error: LedgerError) -> StoreError {
-    match error {
-        LedgerError::Database(error) => StoreError::Database(error),
-        LedgerError::Corrupt(what) => StoreError::Corrupt(what),
-    }
-}
-
 impl Store {
     /// Writes `writes` (at most one per game) in one transaction, with each
     /// notice in `notices` sent on Postgres channel `channel` when, and only
-    /// if, it commits (`NOTIFY` is transactional). On SQLite the transaction
-    /// takes the write lock at its start (`BEGIN IMMEDIATE`), which the ledger
-    /// needs and a single writer loses nothing by.
+    /// if, it commits. An ending settles its reward in the same transaction.
     ///
-    /// Rows are locked in game-id order, so two nodes' batches cannot deadlock.
+    /// On Postgres the batch first locks its rows in game-id order, so two
+    /// nodes' batches sharing games wait for each other rather than deadlock.
     ///
     /// # Errors
     /// A database error fails the whole batch: nothing of it is stored.
@@ -75,138 +73,130 @@ impl Store {
             "at most one write per game in a batch"
         );
         let mut outcomes = vec![WriteOutcome::Conflict; writes.len()];
-
-        // Every game's compare-and-set and every new move go to the database as
-        // one JSON parameter of one statement each: a batch costs the same few
-        // round trips whatever its size, and the statement text never changes
-        // (prepared once per connection).
-        let bulk: Vec<GameUpdate<'_>> = order
-            .iter()
-            .map(|&index| &writes[index])
-            .filter(|write| write.rematch.is_none())
-            .map(GameUpdate::of)
-            .collect();
-        let bulk = if bulk.is_empty() {
-            None
-        } else {
-            Some(serde_json::to_string(&bulk).map_err(|e| StoreError::Corrupt(e.to_string()))?)
-        };
-
-        /// The body, once per backend: `$tx` is the open transaction,
-        /// `$ledger` the backend's ledger module, `$sql` its statements.
-        macro_rules! batch_body {
-            ($tx:ident, $ledger:path, $sql:expr) => {{
-                use $ledger as ledger;
-                let sql: &BulkSql = $sql;
-                let mut written = vec![false; writes.len()];
-                for &index in &order {
-                    let write = &writes[index];
-                    let Some(rematch) = &write.rematch else {
-                        continue;
-                    };
-                    // The rematch row must exist before the old game points at
-                    // it; a savepoint takes it back if the old game conflicts.
-                    // (Rare: other writes need no savepoint.)
-                    let mut step = $tx.begin().await?;
-                    insert_game_query!(rematch).execute(&mut *step).await?;
-                    let updated = update_game_query!(write.row, write.expected_version)
-                        .execute(&mut *step)
-                        .await?
-                        .rows_affected();
-                    if updated == 1 {
-                        step.commit().await?;
-                        written[index] = true;
-                    } else {
-                        step.rollback().await?;
-                    }
-                }
-                if let Some(bulk) = &bulk {
-                    let updated = sqlx::query(sql.update_games)
-                        .bind(bulk.as_str())
-                        .fetch_all(&mut *$tx)
-                        .await?;
-                    for row in updated {
-                        let id: String = row.try_get(0)?;
-                        let id = Uuid::parse_str(&id)
-                            .map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))?;
-                        if let Ok(at) =
-                            order.binary_search_by_key(&id, |&index| writes[index].row.id)
-                        {
-                            written[order[at]] = true;
-                        }
-                    }
-                }
-                let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
-                for &index in &order {
-                    if !written[index] {
-                        continue;
-                    }
-                    let write = &writes[index];
-                    let game = &write.row;
-                    if let Some(keep) = write.keep_moves {
-                        sqlx::query("delete from moves where game_id = $1 and ply >= $2")
-                            .bind(game.id.to_string())
-                            .bind(i64::from(keep))
-                            .execute(&mut *$tx)
-                            .await?;
-                    }
-                    let reward = match &write.settle {
-                        Some(result) => {
-                            let seats = chess_rules::ByColor {
-                                white: game.white_id,
-                                black: game.black_id,
-                            };
-                            ledger::settle_game(&mut $tx, game.id, seats, result, game.updated_at)
-                                .await
-                                .map_err(ledger_error)?
-                        }
-                        None => None,
-                    };
-                    new_moves.extend(write.new_moves.iter().map(|mv| MoveInsert::of(game.id, mv)));
-                    outcomes[index] = WriteOutcome::Written { reward };
-                }
-                if !new_moves.is_empty() {
-                    let json = serde_json::to_string(&new_moves)
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-                    sqlx::query(sql.insert_moves)
-                        .bind(json)
-                        .execute(&mut *$tx)
-                        .await?;
-                }
-            }};
-        }
-
-        match &self.pool {
-            Pool::Sqlite(pool) => {
-                let mut tx = crate::ledger::sqlite::begin_immediate(pool).await?;
-                batch_body!(tx, crate::ledger::sqlite, &SQLITE);
-                tx.commit().await?;
-            }
-            Pool::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                // Lock the batch's rows in game-id order first, so that two
-                // nodes' batches sharing games wait rather than deadlock.
+        let mut tx = self.begin().await?;
+        let sql = match tx.backend() {
+            Backend::Sqlite(_) => &SQLITE,
+            Backend::Postgres(tx) => {
                 let ids: Vec<String> = order
                     .iter()
                     .map(|&index| writes[index].row.id.to_string())
                     .collect();
                 sqlx::query("select id from games where id = any($1) order by id for update")
                     .bind(&ids)
-                    .fetch_all(&mut *tx)
+                    .fetch_all(&mut **tx)
                     .await?;
-                batch_body!(tx, crate::ledger::postgres, &POSTGRES);
-                for notice in notices {
-                    sqlx::query("select pg_notify($1, $2)")
-                        .bind(channel)
-                        .bind(notice)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                tx.commit().await?;
+                &POSTGRES
+            }
+        };
+
+        let mut written = vec![false; writes.len()];
+        for &index in &order {
+            if let Some(rematch) = &writes[index].rematch {
+                written[index] = write_with_rematch(&mut tx, &writes[index], rematch).await?;
             }
         }
+        let bulk: Vec<GameUpdate<'_>> = order
+            .iter()
+            .map(|&index| &writes[index])
+            .filter(|write| write.rematch.is_none())
+            .map(GameUpdate::of)
+            .collect();
+        if !bulk.is_empty() {
+            let bulk = to_json(&bulk)?;
+            let updated: Vec<String> = with_conn!(tx, conn => {
+                let rows = sqlx::query(sql.update_games)
+                    .bind(bulk.as_str())
+                    .fetch_all(&mut *conn)
+                    .await?;
+                rows.iter()
+                    .map(|row| row.try_get(0))
+                    .collect::<std::result::Result<_, _>>()?
+            });
+            for id in updated {
+                let id = Uuid::parse_str(&id)
+                    .map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))?;
+                if let Ok(at) = order.binary_search_by_key(&id, |&index| writes[index].row.id) {
+                    written[order[at]] = true;
+                }
+            }
+        }
+
+        let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
+        for &index in &order {
+            if !written[index] {
+                continue;
+            }
+            let write = &writes[index];
+            let game = &write.row;
+            if let Some(keep) = write.keep_moves {
+                with_conn!(tx, conn => {
+                    sqlx::query("delete from moves where game_id = $1 and ply >= $2")
+                        .bind(game.id.to_string())
+                        .bind(i64::from(keep))
+                        .execute(&mut *conn)
+                        .await?;
+                });
+            }
+            let reward = match &write.settle {
+                Some(result) => {
+                    let seats = chess_rules::ByColor {
+                        white: game.white_id,
+                        black: game.black_id,
+                    };
+                    tx.settle_reward(game.id, seats, result, game.updated_at)
+                        .await?
+                }
+                None => None,
+            };
+            new_moves.extend(write.new_moves.iter().map(|mv| MoveInsert::of(game.id, mv)));
+            outcomes[index] = WriteOutcome::Written { reward };
+        }
+        if !new_moves.is_empty() {
+            let json = to_json(&new_moves)?;
+            with_conn!(tx, conn => {
+                sqlx::query(sql.insert_moves)
+                    .bind(json.as_str())
+                    .execute(&mut *conn)
+                    .await?;
+            });
+        }
+        for notice in notices {
+            tx.notify(channel, notice).await?;
+        }
+        tx.commit().await?;
         Ok(outcomes)
     }
+}
+
+/// The compare-and-set of a game whose change starts `rematch`; `false` if
+/// the stored version had moved on and nothing was written. The rematch row
+/// must exist before the old game points at it; a savepoint takes it back if
+/// the old game conflicts. (Rare: other writes need no savepoint.)
+async fn write_with_rematch(
+    tx: &mut Transaction,
+    write: &GameWrite,
+    rematch: &GameRow,
+) -> Result<bool> {
+    let game = &write.row;
+    with_conn!(tx, conn => {
+        let mut step = conn.begin().await?;
+        insert_game_query!(rematch).execute(&mut *step).await?;
+        let updated = update_game_query!(game, write.expected_version)
+            .execute(&mut *step)
+            .await?
+            .rows_affected();
+        if updated == 1 {
+            step.commit().await?;
+        } else {
+            step.rollback().await?;
+        }
+        Ok(updated == 1)
+    })
+}
+
+/// `value` as JSON (plain data: cannot fail in practice).
+fn to_json(value: &impl Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// The statements of a batch in one dialect: the same work, but SQLite reads

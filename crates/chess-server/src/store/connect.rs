@@ -7,7 +7,7 @@ use sqlx::migrate::MigrateDatabase;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use super::{Pool, Store, StoreError};
+use super::{Backend, Store, StoreError};
 
 /// Connects to `database_url` (`sqlite://...` or `postgres://...`), creating an
 /// SQLite file and its folder when missing, and applies the migrations.
@@ -37,7 +37,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
         Ok(Store {
-            pool: Pool::Sqlite(pool),
+            pool: Backend::Sqlite(pool),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -58,7 +58,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .run(&pool)
             .await?;
         Ok(Store {
-            pool: Pool::Postgres(pool),
+            pool: Backend::Postgres(pool),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))

@@ -1,10 +1,16 @@
 //! Storage: one `Store` seam over SQLite (the embedded default) and Postgres,
 //! chosen by the database URL's scheme.
 //!
+//! Every query of the server is here: games, moves, seeks and players (this
+//! file), account rows and sessions ([`accounts`]), the reward ledger
+//! ([`ledger`]), node heartbeats ([`nodes`]) and group commit ([`batch`]).
 //! Both backends run the same SQL text (both accept `$1` placeholders,
-//! `on conflict` and `returning`); the [`with_pool!`] macro expands a body once
-//! per backend so the compiler checks it against each driver. Schemas live in
-//! `migrations/sqlite` and `migrations/postgres`, kept in lockstep.
+//! `on conflict` and `returning`) through one mechanism: [`with_conn!`] runs
+//! a body on a connection of a [`Store`] or of a [`Transaction`], expanded
+//! once per backend so the compiler checks it against each driver; writes
+//! that must land together run in a [`Transaction`] from [`Store::begin`].
+//! Schemas live in `migrations/sqlite` and `migrations/postgres`, kept in
+//! lockstep.
 //!
 //! Every change to a game is a compare-and-set on its `version`: the update says
 //! `where id = $1 and version = $2`, and zero rows touched means someone else
@@ -45,20 +51,62 @@ pub enum StoreError {
     Shared(std::sync::Arc<StoreError>),
 }
 
-/// The connection pool of one backend.
+/// One value per backend: the store's pool, or an open transaction.
 #[derive(Clone, Debug)]
-enum Pool {
-    Sqlite(SqlitePool),
-    Postgres(PgPool),
+enum Backend<S, P> {
+    Sqlite(S),
+    Postgres(P),
 }
 
-/// Runs `$body` with `$pool` bound to the concrete pool of whichever backend
-/// the store uses. The body is compiled once per backend.
-macro_rules! with_pool {
-    ($store:expr, $pool:ident => $body:expr) => {
-        match &$store.pool {
-            Pool::Sqlite($pool) => $body,
-            Pool::Postgres($pool) => $body,
+impl<S, P> Backend<S, P> {
+    fn as_ref(&self) -> Backend<&S, &P> {
+        match self {
+            Backend::Sqlite(sqlite) => Backend::Sqlite(sqlite),
+            Backend::Postgres(postgres) => Backend::Postgres(postgres),
+        }
+    }
+
+    fn as_mut(&mut self) -> Backend<&mut S, &mut P> {
+        match self {
+            Backend::Sqlite(sqlite) => Backend::Sqlite(sqlite),
+            Backend::Postgres(postgres) => Backend::Postgres(postgres),
+        }
+    }
+}
+
+/// The connection pool of whichever backend the store uses.
+type Pool = Backend<SqlitePool, PgPool>;
+
+/// Runs `$body` with `$conn` a `&mut` connection of whichever backend `$db`
+/// (a [`Store`] or a [`Transaction`]) uses: a connection from the pool for a
+/// store, the transaction's own for a transaction. The body is compiled once
+/// per backend, so the compiler checks the same SQL text against each driver:
+///
+/// ```ignore
+/// with_conn!(self, conn => {
+///     sqlx::query("delete from seeks where id = $1")
+///         .bind(id.to_string())
+///         .execute(&mut *conn)
+///         .await?
+/// })
+/// ```
+macro_rules! with_conn {
+    ($db:expr, $conn:ident => $body:expr) => {
+        match $db.backend() {
+            $crate::store::Backend::Sqlite(source) => {
+                // Owned (from the pool) or borrowed (a transaction's): only
+                // the owned one needs `mut`.
+                #[allow(unused_mut)]
+                let mut held = sqlx::Acquire::acquire(source).await?;
+                let $conn: &mut sqlx::SqliteConnection = &mut *held;
+                $body
+            }
+            $crate::store::Backend::Postgres(source) => {
+                #[allow(unused_mut)]
+                let mut held = sqlx::Acquire::acquire(source).await?;
+                let $conn: &mut sqlx::PgConnection = &mut *held;
+                $body
+            }
         }
     };
 }
@@ -144,8 +192,14 @@ macro_rules! game_row {
     }};
 }
 
+mod accounts;
 mod batch;
+mod ledger;
 mod nodes;
+mod transaction;
+
+pub use accounts::{AccountRow, SignUpError};
+pub use transaction::Transaction;
 
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]
@@ -160,19 +214,26 @@ const GAME_COLUMNS: &str = "id, mode, white_id, black_id, computer_level, time_c
      recent_events, premove_nodes";
 
 impl Store {
-    /// The same pools, for the account endpoints.
-    pub fn accounts_db(&self) -> crate::accounts::http::AccountsDb {
-        match &self.pool {
-            Pool::Sqlite(pool) => crate::accounts::http::AccountsDb::Sqlite(pool.clone()),
-            Pool::Postgres(pool) => crate::accounts::http::AccountsDb::Postgres(pool.clone()),
-        }
+    /// The pool, for [`with_conn!`].
+    fn backend(&self) -> Backend<&SqlitePool, &PgPool> {
+        self.pool.as_ref()
+    }
+
+    /// Begins a write transaction: what runs in it commits together or not
+    /// at all ([`Transaction`]).
+    ///
+    /// # Errors
+    /// The database's error if no connection (or, on SQLite, no write lock
+    /// within the busy timeout) can be had.
+    pub async fn begin(&self) -> Result<Transaction> {
+        Transaction::begin(&self.pool).await
     }
 
     /// The Postgres pool, for the change listener; `None` on SQLite.
     pub fn postgres_pool(&self) -> Option<PgPool> {
         match &self.pool {
-            Pool::Postgres(pool) => Some(pool.clone()),
-            Pool::Sqlite(_) => None,
+            Backend::Postgres(pool) => Some(pool.clone()),
+            Backend::Sqlite(_) => None,
         }
     }
 
@@ -182,24 +243,23 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn notify(&self, channel: &str, payload: &str) -> Result<()> {
-        if let Pool::Postgres(pool) = &self.pool {
-            sqlx::query("select pg_notify($1, $2)")
-                .bind(channel)
-                .bind(payload)
-                .execute(pool)
-                .await?;
+        if let Backend::Postgres(pool) = &self.pool {
+            transaction::pg_notify(&mut *pool.acquire().await?, channel, payload).await?;
         }
         Ok(())
     }
 
     /// Whether this store runs on Postgres (else SQLite).
     pub fn is_postgres(&self) -> bool {
-        matches!(self.pool, Pool::Postgres(_))
+        matches!(self.pool, Backend::Postgres(_))
     }
 
     /// Closes the pool, waiting for checked-out connections to return.
     pub async fn close(&self) {
-        with_pool!(self, pool => pool.close().await)
+        match &self.pool {
+            Backend::Sqlite(pool) => pool.close().await,
+            Backend::Postgres(pool) => pool.close().await,
+        }
     }
 
     /// Whether the database answers.
@@ -207,8 +267,8 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn ping(&self) -> Result<()> {
-        with_pool!(self, pool => {
-            sqlx::query("select 1").execute(pool).await?;
+        with_conn!(self, conn => {
+            sqlx::query("select 1").execute(&mut *conn).await?;
         });
         Ok(())
     }
@@ -218,7 +278,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn insert_player(&self, player: &PlayerRow) -> Result<()> {
-        with_pool!(self, pool => {
+        with_conn!(self, conn => {
             sqlx::query(
                 "insert into players (id, kind, name, created_at) values ($1, $2, $3, $4) \
                  on conflict (id) do nothing",
@@ -227,7 +287,7 @@ impl Store {
             .bind(player.kind.as_str())
             .bind(&player.name)
             .bind(player.created_at)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
         });
         Ok(())
@@ -238,10 +298,10 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn player(&self, id: Uuid) -> Result<Option<PlayerRow>> {
-        let row: Option<(String, String, String, i64)> = with_pool!(self, pool => {
+        let row: Option<(String, String, String, i64)> = with_conn!(self, conn => {
             sqlx::query_as("select id, kind, name, created_at from players where id = $1")
                 .bind(id.to_string())
-                .fetch_optional(pool)
+                .fetch_optional(&mut *conn)
                 .await?
         });
         row.map(PlayerRow::from_tuple).transpose()
@@ -252,12 +312,11 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn insert_game(&self, game: &GameRow) -> Result<()> {
-        with_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            insert_game_query!(game).execute(&mut *tx).await?;
-            tx.commit().await?;
+        let mut tx = self.begin().await?;
+        with_conn!(tx, conn => {
+            insert_game_query!(game).execute(&mut *conn).await?;
         });
-        Ok(())
+        tx.commit().await
     }
 
     /// The game with this id.
@@ -266,10 +325,10 @@ impl Store {
     /// The database error or a corrupt row.
     pub async fn game(&self, id: Uuid) -> Result<Option<GameRow>> {
         let sql = format!("select {GAME_COLUMNS} from games where id = $1");
-        with_pool!(self, pool => {
+        with_conn!(self, conn => {
             let row = sqlx::query(sqlx::AssertSqlSafe(sql))
                 .bind(id.to_string())
-                .fetch_optional(pool)
+                .fetch_optional(&mut *conn)
                 .await?;
             match row {
                 Some(row) => game_row!(row).map(Some),
@@ -283,10 +342,10 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn game_version(&self, id: Uuid) -> Result<Option<i64>> {
-        let version: Option<(i64,)> = with_pool!(self, pool => {
+        let version: Option<(i64,)> = with_conn!(self, conn => {
             sqlx::query_as("select version from games where id = $1")
                 .bind(id.to_string())
-                .fetch_optional(pool)
+                .fetch_optional(&mut *conn)
                 .await?
         });
         Ok(version.map(|(version,)| version))
@@ -333,12 +392,12 @@ impl Store {
     }
 
     async fn games_where(&self, sql: &str, player: Option<Uuid>) -> Result<Vec<GameRow>> {
-        with_pool!(self, pool => {
+        with_conn!(self, conn => {
             let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()));
             if let Some(player) = player {
                 query = query.bind(player.to_string());
             }
-            let rows = query.fetch_all(pool).await?;
+            let rows = query.fetch_all(&mut *conn).await?;
             rows.iter().map(|row| game_row!(row)).collect()
         })
     }
@@ -357,14 +416,14 @@ impl Store {
     /// The database error, or [`StoreError::Corrupt`] for an unreadable row.
     pub async fn moves_from(&self, game: Uuid, from_ply: usize) -> Result<Vec<MoveRow>> {
         let from_ply = i64::try_from(from_ply).unwrap_or(i64::MAX);
-        let rows: Vec<(i64, String, String, Option<i64>, i64, String)> = with_pool!(self, pool => {
+        let rows: Vec<(i64, String, String, Option<i64>, i64, String)> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select ply, uci, san, clock_ms, played_at, record from moves \
                  where game_id = $1 and ply >= $2 order by ply",
             )
             .bind(game.to_string())
             .bind(from_ply)
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?
         });
         rows.into_iter().map(MoveRow::from_tuple).collect()
@@ -405,7 +464,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn insert_seek(&self, seek: &SeekRow) -> Result<()> {
-        with_pool!(self, pool => {
+        with_conn!(self, conn => {
             sqlx::query(
                 "insert into seeks (id, player_id, time_control, time_control_key, color, created_at) \
                  values ($1, $2, $3, $4, $5, $6)",
@@ -416,7 +475,7 @@ impl Store {
             .bind(&seek.time_control_key)
             .bind(&seek.color)
             .bind(seek.created_at)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
         });
         Ok(())
@@ -427,12 +486,12 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn seeks(&self) -> Result<Vec<SeekRow>> {
-        let rows: Vec<(String, String, String, String, String, i64)> = with_pool!(self, pool => {
+        let rows: Vec<(String, String, String, String, String, i64)> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select id, player_id, time_control, time_control_key, color, created_at \
                  from seeks order by created_at, id",
             )
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?
         });
         rows.into_iter().map(SeekRow::from_tuple).collect()
@@ -461,14 +520,14 @@ impl Store {
             "update games set black_id = $2, state = $3, status = 'playing', updated_at = $4, \
              deadline_at = $5 where id = $1 and black_id is null and status = 'open'"
         };
-        let claimed = with_pool!(self, pool => {
+        let claimed = with_conn!(self, conn => {
             sqlx::query(sql)
                 .bind(game.to_string())
                 .bind(player.to_string())
                 .bind(state)
                 .bind(now)
                 .bind(deadline_at)
-                .execute(pool)
+                .execute(&mut *conn)
                 .await?
                 .rows_affected()
         });
@@ -481,10 +540,10 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn delete_seek(&self, id: Uuid) -> Result<bool> {
-        let result = with_pool!(self, pool => {
+        let result = with_conn!(self, conn => {
             sqlx::query("delete from seeks where id = $1")
                 .bind(id.to_string())
-                .execute(pool)
+                .execute(&mut *conn)
                 .await?
                 .rows_affected()
         });

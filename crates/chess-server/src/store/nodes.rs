@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::{Pool, Result, Store};
+use super::{Result, Store};
 
 impl Store {
     /// Registers node `id` named `name` (its listening address), removing the
@@ -12,22 +12,21 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn register_node(&self, id: Uuid, name: &str, now_ms: i64) -> Result<()> {
-        with_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
+        let mut tx = self.begin().await?;
+        with_conn!(tx, conn => {
             sqlx::query("delete from nodes where name = $1 or id = $2")
                 .bind(name)
                 .bind(id.to_string())
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
             sqlx::query("insert into nodes (id, name, heartbeat_at) values ($1, $2, $3)")
                 .bind(id.to_string())
                 .bind(name)
                 .bind(now_ms)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
-            tx.commit().await?;
         });
-        Ok(())
+        tx.commit().await
     }
 
     /// Node `id` is alive at `now_ms`; the ids of every node seen alive
@@ -42,7 +41,7 @@ impl Store {
         now_ms: i64,
         alive_since_ms: i64,
     ) -> Result<Vec<Uuid>> {
-        let ids: Vec<(String,)> = with_pool!(self, pool => {
+        let ids: Vec<(String,)> = with_conn!(self, conn => {
             sqlx::query(
                 "insert into nodes (id, name, heartbeat_at) values ($1, $2, $3) \
                  on conflict (id) do update set heartbeat_at = excluded.heartbeat_at",
@@ -50,11 +49,11 @@ impl Store {
             .bind(id.to_string())
             .bind(name)
             .bind(now_ms)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
             sqlx::query_as("select id from nodes where heartbeat_at >= $1")
                 .bind(alive_since_ms)
-                .fetch_all(pool)
+                .fetch_all(&mut *conn)
                 .await?
         });
         Ok(ids
@@ -68,10 +67,10 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn remove_node(&self, id: Uuid) -> Result<()> {
-        with_pool!(self, pool => {
+        with_conn!(self, conn => {
             sqlx::query("delete from nodes where id = $1")
                 .bind(id.to_string())
-                .execute(pool)
+                .execute(&mut *conn)
                 .await?;
         });
         Ok(())
@@ -83,14 +82,14 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt id.
     pub async fn due_games(&self, now_ms: i64, limit: i64) -> Result<Vec<Uuid>> {
-        let ids: Vec<(String,)> = with_pool!(self, pool => {
+        let ids: Vec<(String,)> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select id from games where status = 'playing' and deadline_at is not null \
                  and deadline_at <= $1 order by deadline_at limit $2",
             )
             .bind(now_ms)
             .bind(limit)
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?
         });
         ids.into_iter()
@@ -112,12 +111,12 @@ impl Store {
         version: i64,
         deadline_at: Option<i64>,
     ) -> Result<bool> {
-        let updated = with_pool!(self, pool => {
+        let updated = with_conn!(self, conn => {
             sqlx::query("update games set deadline_at = $3 where id = $1 and version = $2")
                 .bind(id.to_string())
                 .bind(version)
                 .bind(deadline_at)
-                .execute(pool)
+                .execute(&mut *conn)
                 .await?
                 .rows_affected()
         });

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use chess_server::store::Store;
 use chess_server::{Application, Settings};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -49,6 +50,37 @@ macro_rules! on_both_backends {
     };
 }
 
+/// Runs an async store test once per backend: `sqlite` and `postgres` tests
+/// whose body, an async closure, gets a [`Store`] on a fresh database and
+/// the database itself (removed when the test ends).
+#[macro_export]
+macro_rules! on_both_stores {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                if let Some((store, db)) =
+                    $crate::helpers::fresh_store($crate::helpers::Backend::Sqlite).await
+                {
+                    ($body)(store, &db).await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some((store, db)) =
+                    $crate::helpers::fresh_store($crate::helpers::Backend::Postgres).await
+                {
+                    ($body)(store, &db).await;
+                }
+            }
+        }
+    };
+}
+
 /// A database made for one test, removed when the test ends.
 #[derive(Debug)]
 pub struct TestDatabase {
@@ -83,6 +115,40 @@ impl Drop for TestDatabase {
             .join();
         }
     }
+}
+
+impl TestDatabase {
+    /// Runs `sql` on the database directly, not through the store (to tamper
+    /// with a table as an attacker or a careless hand would, or to run an
+    /// audit query); how many rows it returned.
+    ///
+    /// # Errors
+    /// The database's refusal.
+    pub async fn raw(&self, sql: &str) -> Result<usize, sqlx::Error> {
+        use sqlx::Connection as _;
+        let sql = sqlx::AssertSqlSafe(sql.to_owned());
+        if self.postgres.is_some() {
+            let mut conn = sqlx::PgConnection::connect(&self.url).await?;
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await?.len();
+            conn.close().await?;
+            Ok(rows)
+        } else {
+            let mut conn = sqlx::SqliteConnection::connect(&self.url).await?;
+            let rows = sqlx::query(sql).fetch_all(&mut conn).await?.len();
+            conn.close().await?;
+            Ok(rows)
+        }
+    }
+}
+
+/// A [`Store`] (connected and migrated like the server's) on a fresh
+/// database for `backend`; `None` when Postgres tests are skipped on purpose.
+pub async fn fresh_store(backend: Backend) -> Option<(Store, TestDatabase)> {
+    let db = fresh_database(backend).await?;
+    let store = chess_server::store::connect(&db.url)
+        .await
+        .expect("connects and migrates");
+    Some((store, db))
 }
 
 /// A fresh database for `backend`, or `None` when Postgres tests are skipped
@@ -214,6 +280,16 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
         server: Some(server),
         http: reqwest::Client::builder().build().expect("http client"),
     }
+}
+
+/// The value of `name` in `response`, or "" when it is missing.
+pub fn header(response: &reqwest::Response, name: &str) -> String {
+    response
+        .headers()
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// A standard clock time control in JSON.

@@ -1,14 +1,22 @@
-//! Black-box tests: the real server on port 0 with a fresh database per test,
-//! each test run on SQLite and on Postgres, played over real WebSockets.
+//! The server's integration tests in one binary (one link). Each test that
+//! needs a database runs on SQLite and on Postgres with a fresh one: most are
+//! black-box tests of the real server on port 0, played over real WebSockets
+//! (`on_both_backends!`); the store's own tests (`on_both_stores!`) run
+//! against a `Store` directly, and the account routes' tests call their
+//! router without opening a port. `binary` starts the built executable.
 
 mod helpers;
 
 mod accounts;
+mod accounts_router;
+mod accounts_store;
 mod bad_input;
+mod binary;
 mod clocks;
 mod computer;
 mod endings;
 mod identity;
+mod ledger;
 mod lobby;
 mod metrics;
 mod nodes;

@@ -4,20 +4,10 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, clock, correspondence};
+use crate::helpers::{TestApp, clock, correspondence, header};
 use crate::on_both_backends;
 
 const FOREIGN: &str = "https://evil.example";
-
-/// The value of `name` in `response`, or "" when it is missing.
-fn header(response: &reqwest::Response, name: &str) -> String {
-    response
-        .headers()
-        .get(name)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .to_owned()
-}
 
 fn assert_security_headers(app: &TestApp, path: &str, response: &reqwest::Response) {
     let policy = header(response, "content-security-policy");

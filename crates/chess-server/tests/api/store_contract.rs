@@ -3,19 +3,11 @@
 use chess_rules::ByColor;
 use chess_server::model::{GameMode, GameStatus, PlayerKind};
 use chess_server::store::{
-    self, GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, Store, StoreError, WriteOutcome,
+    GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, StoreError, WriteOutcome,
 };
 use uuid::Uuid;
 
-use crate::helpers::{Backend, TestDatabase, fresh_database};
-
-async fn store_on(backend: Backend) -> Option<(Store, TestDatabase)> {
-    let db = fresh_database(backend).await?;
-    let store = store::connect(&db.url)
-        .await
-        .expect("connects and migrates");
-    Some((store, db))
-}
+use crate::helpers::{Backend, fresh_store};
 
 fn player() -> PlayerRow {
     PlayerRow {
@@ -60,7 +52,7 @@ fn move_row(ply: i64, uci: &str) -> MoveRow {
 }
 
 async fn contract(backend: Backend) {
-    let Some((store, _db)) = store_on(backend).await else {
+    let Some((store, _db)) = fresh_store(backend).await else {
         return;
     };
     let (white, black) = (player(), player());
@@ -194,7 +186,7 @@ fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite
 /// Group commit: one game's lost compare-and-set refuses that game alone;
 /// a failing statement fails the whole batch and stores nothing.
 async fn batch_contract(backend: Backend) {
-    let Some((store, _db)) = store_on(backend).await else {
+    let Some((store, _db)) = fresh_store(backend).await else {
         return;
     };
     let (white, black) = (player(), player());
@@ -314,7 +306,7 @@ async fn batch_contract(backend: Backend) {
 /// Timers and nodes: due games come from the stored deadline; a node's
 /// heartbeat says who is alive; a restarted node replaces its earlier rows.
 async fn timers_and_nodes_contract(backend: Backend) {
-    let Some((store, _db)) = store_on(backend).await else {
+    let Some((store, _db)) = fresh_store(backend).await else {
         return;
     };
     let (white, black) = (player(), player());

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
+use crate::helpers::header;
+
 /// A running `chess-server` process, killed (by its own id) and its folder
 /// removed on drop.
 struct Server {
@@ -107,15 +109,6 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.folder);
     }
-}
-
-fn header(response: &reqwest::Response, name: &str) -> String {
-    response
-        .headers()
-        .get(name)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .to_owned()
 }
 
 #[tokio::test]

@@ -1,0 +1,240 @@
+//! The reward ledger's tables: `reward_entries` and `reward_days`.
+//!
+//! The rules are in [`crate::ledger`]; this is how the database keeps them
+//! under any concurrency, on any number of nodes:
+//!
+//! - each game is paid at most once: the game id is unique in
+//!   `reward_entries`, and a second entry for it is refused there;
+//! - the daily cap: the day's total only grows through
+//!   `update … set total_cents = total_cents + 100 where … and total_cents + 100 <= 500`.
+//!   On Postgres (read committed) that update locks the account's row for
+//!   the day, and a concurrent one waits for the lock and then re-checks its
+//!   condition against the committed total; on SQLite the transaction holds
+//!   the write lock from its start ([`Transaction`]), so nothing slips in
+//!   between reading the total and raising it;
+//! - triggers refuse every update or delete of an entry (append-only).
+//!
+//! A win is recorded in the transaction that stores the game's result, so
+//! the result and the payment commit together or not at all.
+
+use chess_game::GameResult;
+use chess_rules::ByColor;
+use sqlx::Connection as _;
+use uuid::Uuid;
+
+use super::{Result, Store, StoreError, Transaction};
+use crate::ledger::{
+    DAILY_CAP_CENTS, DailyTotal, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, Seat, UtcDay,
+    reward_winner,
+};
+
+/// The columns of a [`LedgerEntry`], in the order [`decode_entry`] reads them.
+const ENTRY_COLUMNS: &str = "game_id, account_id, amount_cents, day, status, created_at";
+
+type EntryTuple = (String, String, i64, String, String, i64);
+
+impl Transaction {
+    /// Records the win of `game_id` by `account_id` at `now_ms` (unix ms):
+    /// [`REWARD_CENTS`] if the account's total for that UTC day stays within
+    /// [`DAILY_CAP_CENTS`], otherwise $0 marked over the cap. A game that
+    /// already has an entry gets nothing new ([`Recorded::AlreadyRecorded`])
+    /// and the day's total is left as it was.
+    ///
+    /// Call only for games [`reward_winner`] says pay, in the transaction
+    /// that stores the game's result; nothing is final until it commits.
+    ///
+    /// # Errors
+    /// The database error; the transaction should then be rolled back.
+    pub async fn record_win(
+        &mut self,
+        game_id: Uuid,
+        account_id: Uuid,
+        now_ms: i64,
+    ) -> Result<Recorded> {
+        let day = UtcDay::from_unix_ms(now_ms);
+        let (game, account, day_text) =
+            (game_id.to_string(), account_id.to_string(), day.to_string());
+        let inserted = with_conn!(self, conn => {
+            // A savepoint: if the game turns out to be paid already, the
+            // raised total is undone without touching the rest of the
+            // transaction.
+            let mut attempt = conn.begin().await?;
+            sqlx::query(
+                "insert into reward_days (account_id, day, total_cents) values ($1, $2, 0)
+                 on conflict (account_id, day) do nothing",
+            )
+            .bind(&account)
+            .bind(&day_text)
+            .execute(&mut *attempt)
+            .await?;
+            let raised = sqlx::query(
+                "update reward_days set total_cents = total_cents + $3
+                 where account_id = $1 and day = $2 and total_cents + $3 <= $4",
+            )
+            .bind(&account)
+            .bind(&day_text)
+            .bind(REWARD_CENTS)
+            .bind(DAILY_CAP_CENTS)
+            .execute(&mut *attempt)
+            .await?
+            .rows_affected();
+            let (status, amount_cents) = if raised == 1 {
+                (EntryStatus::Credited, REWARD_CENTS)
+            } else {
+                (EntryStatus::OverCap, 0)
+            };
+            let inserted = sqlx::query(
+                "insert into reward_entries (game_id, account_id, amount_cents, day, status, created_at)
+                 values ($1, $2, $3, $4, $5, $6)
+                 on conflict (game_id) do nothing",
+            )
+            .bind(&game)
+            .bind(&account)
+            .bind(amount_cents)
+            .bind(&day_text)
+            .bind(status.code())
+            .bind(now_ms)
+            .execute(&mut *attempt)
+            .await?
+            .rows_affected();
+            if inserted == 1 {
+                attempt.commit().await?;
+                Some((status, amount_cents))
+            } else {
+                attempt.rollback().await?;
+                None
+            }
+        });
+        match inserted {
+            Some((status, amount_cents)) => Ok(Recorded::New(LedgerEntry {
+                game_id,
+                account_id,
+                amount_cents,
+                day,
+                status,
+                created_at_ms: now_ms,
+            })),
+            None => {
+                let earlier = self.entry_for_game(game_id).await?.ok_or_else(|| {
+                    StoreError::Corrupt(format!("reward entry of game {game_id} vanished"))
+                })?;
+                Ok(Recorded::AlreadyRecorded(earlier))
+            }
+        }
+    }
+
+    /// Settles the reward of a game that has just finished, in the
+    /// transaction that stores its result: reads both players' kinds from the
+    /// `players` table (the database's truth, not a cache that may predate a
+    /// sign-up), asks [`reward_winner`] whether the game pays, and if so
+    /// records the win with [`Transaction::record_win`]. `None` when the game
+    /// pays nothing.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn settle_reward(
+        &mut self,
+        game_id: Uuid,
+        seats: ByColor<Option<Uuid>>,
+        result: &GameResult,
+        now_ms: i64,
+    ) -> Result<Option<Recorded>> {
+        let white = self.seat(seats.white).await?;
+        let black = self.seat(seats.black).await?;
+        match reward_winner(result, ByColor { white, black }) {
+            Some(account_id) => self.record_win(game_id, account_id, now_ms).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// What the `players` table says holds a seat. An empty seat or an
+    /// unknown player counts as a guest: it never pays.
+    async fn seat(&mut self, player: Option<Uuid>) -> Result<Seat> {
+        let Some(player) = player else {
+            return Ok(Seat::Guest);
+        };
+        let kind: Option<String> = with_conn!(self, conn => {
+            sqlx::query_scalar("select kind from players where id = $1")
+                .bind(player.to_string())
+                .fetch_optional(&mut *conn)
+                .await?
+        });
+        Ok(match kind.as_deref() {
+            Some("account") => Seat::Account(player),
+            Some("computer") => Seat::Computer,
+            _ => Seat::Guest,
+        })
+    }
+
+    /// The entry of `game_id`, if it has one.
+    async fn entry_for_game(&mut self, game_id: Uuid) -> Result<Option<LedgerEntry>> {
+        let sql = format!("select {ENTRY_COLUMNS} from reward_entries where game_id = $1");
+        let row: Option<EntryTuple> = with_conn!(self, conn => {
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(game_id.to_string())
+                .fetch_optional(&mut *conn)
+                .await?
+        });
+        row.map(decode_entry).transpose()
+    }
+}
+
+impl Store {
+    /// The account's credited reward total for `day`.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn reward_total(&self, account_id: Uuid, day: UtcDay) -> Result<DailyTotal> {
+        let total: Option<i64> = with_conn!(self, conn => {
+            sqlx::query_scalar(
+                "select total_cents from reward_days where account_id = $1 and day = $2",
+            )
+            .bind(account_id.to_string())
+            .bind(day.to_string())
+            .fetch_optional(&mut *conn)
+            .await?
+        });
+        Ok(DailyTotal {
+            day,
+            total_cents: total.unwrap_or(0),
+            cap_cents: DAILY_CAP_CENTS,
+        })
+    }
+
+    /// The account's newest `limit` reward entries, newest first.
+    ///
+    /// # Errors
+    /// The database error or a row that does not decode.
+    pub async fn reward_entries(&self, account_id: Uuid, limit: u32) -> Result<Vec<LedgerEntry>> {
+        let sql = format!(
+            "select {ENTRY_COLUMNS} from reward_entries where account_id = $1 \
+             order by created_at desc, id desc limit $2"
+        );
+        let rows: Vec<EntryTuple> = with_conn!(self, conn => {
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(account_id.to_string())
+                .bind(i64::from(limit))
+                .fetch_all(&mut *conn)
+                .await?
+        });
+        rows.into_iter().map(decode_entry).collect()
+    }
+}
+
+/// Reads a stored entry; a row that does not decode was altered by hand.
+fn decode_entry(
+    (game_id, account_id, amount_cents, day, status, created_at_ms): EntryTuple,
+) -> Result<LedgerEntry> {
+    let uuid = |text: &str| {
+        Uuid::parse_str(text).map_err(|e| StoreError::Corrupt(format!("id {text:?}: {e}")))
+    };
+    Ok(LedgerEntry {
+        game_id: uuid(&game_id)?,
+        account_id: uuid(&account_id)?,
+        amount_cents,
+        day: UtcDay::parse(&day).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        status: EntryStatus::from_code(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("reward status {status:?}")))?,
+        created_at_ms,
+    })
+}
