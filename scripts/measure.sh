@@ -6,6 +6,10 @@
 #
 #   scripts/measure.sh sqlite   --games 100 --duration-s 30
 #   scripts/measure.sh postgres --games 1000 --think-ms 1000-3000 --duration-s 60
+#   NODES=2 scripts/measure.sh postgres --games 100 --duration-s 20   # two nodes, one database
+#
+# With NODES=n (Postgres only) it starts n nodes on the one database; the load
+# tool spreads each game's players over them, so every move crosses nodes.
 #
 # Build first: cargo build --release -p chess-server --bin chess-server --example load
 # TEST_POSTGRES_URL is the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres).
@@ -34,15 +38,20 @@ case $backend in
     *) echo "measure: the backend is sqlite or postgres, not $backend" >&2; exit 1 ;;
 esac
 
-# A free port: bind port 0 and read what the kernel chose.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nodes=${NODES:-1}
+if [[ $nodes -gt 1 && $backend != postgres ]]; then
+    echo "measure: several nodes share a Postgres database, not $backend" >&2
+    exit 1
+fi
 
-server_pid=""
+server_pids=()
 cleanup() {
-    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid"
-        wait "$server_pid" || true
-    fi
+    for pid in "${server_pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -TERM "$pid"
+            wait "$pid" || true
+        fi
+    done
     if [[ -n $database ]]; then
         psql -q "$admin_url" -c "drop database if exists \"$database\" with (force)" || true
     fi
@@ -50,17 +59,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Every game of the load tool brings two new guests from this one address.
-NEW_GUESTS_PER_ADDRESS_PER_HOUR=10000000 \
-"$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
-    --data-dir "$work" >"$work/server.log" 2>&1 &
-server_pid=$!
-
-for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-    sleep 0.1
+load_flags=()
+for node in $(seq 1 "$nodes"); do
+    # A free port: bind port 0 and read what the kernel chose.
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    mkdir -p "$work/node$node"
+    # Every game of the load tool brings two new guests from this one address.
+    NEW_GUESTS_PER_ADDRESS_PER_HOUR=10000000 \
+    "$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
+        --data-dir "$work/node$node" --node-name "node$node" >"$work/node$node.log" 2>&1 &
+    server_pid=$!
+    server_pids+=("$server_pid")
+    for _ in $(seq 1 100); do
+        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+        kill -0 "$server_pid" 2>/dev/null || { cat "$work/node$node.log" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "measure: $backend node $node: pid $server_pid on port $port"
+    load_flags+=(--url "http://127.0.0.1:$port" --server-pid "$server_pid")
 done
 
-echo "measure: $backend server pid $server_pid on port $port"
-"$load_bin" --url "http://127.0.0.1:$port" --server-pid "$server_pid" "$@"
+"$load_bin" "${load_flags[@]}" "$@"
