@@ -97,7 +97,7 @@ pub struct Settings {
     pub ws_rate_burst: u32,
 
     /// Milliseconds a game socket may stay silent (no message, no answer to
-    /// the server's pings, sent every second) before it is taken as lost, as
+    /// the server's pings, sent three times in this window) before it is taken as lost, as
     /// when a phone loses its signal without closing the connection.
     #[arg(long, env = "WS_SILENCE_TIMEOUT_MS", default_value_t = 5_000)]
     pub ws_silence_timeout_ms: u64,

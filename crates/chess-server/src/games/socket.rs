@@ -32,8 +32,15 @@ pub struct SocketLimits {
 }
 
 /// How often the server pings to measure the round trip (and to hear from
-/// the client).
-const PING_EVERY: Duration = Duration::from_secs(1);
+/// the client), at most: every socket pings, so at 20,000 sockets each
+/// second of cadence is 20,000 frames each way.
+const PING_AT_MOST_EVERY: Duration = Duration::from_secs(2);
+
+/// The ping cadence for `silence_timeout`: a live client is heard from at
+/// least three times before it could be taken as silent.
+fn ping_every(silence_timeout: Duration) -> Duration {
+    (silence_timeout / 3).clamp(Duration::from_millis(100), PING_AT_MOST_EVERY)
+}
 
 /// A token bucket: `burst` messages at once, refilled at `rate` per second.
 #[derive(Debug)]
@@ -153,7 +160,7 @@ impl Connection {
         mut session_ends: SessionEnds,
     ) {
         let mut shutdown = self.hub.shutdown_signal();
-        let mut ping = tokio::time::interval(PING_EVERY);
+        let mut ping = tokio::time::interval(ping_every(self.limits.silence_timeout));
         loop {
             tokio::select! {
                 incoming = self.socket.recv() => {
@@ -451,5 +458,22 @@ impl Connection {
             });
         }
         messages
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_client_is_pinged_three_times_per_silence_window() {
+        assert_eq!(ping_every(Duration::from_secs(5)).as_millis(), 1_666);
+        assert_eq!(ping_every(Duration::from_secs(2)).as_millis(), 666);
+        // Never more often than every 100 ms, never less than every 2 s.
+        assert_eq!(
+            ping_every(Duration::from_millis(30)),
+            Duration::from_millis(100)
+        );
+        assert_eq!(ping_every(Duration::from_secs(120)), PING_AT_MOST_EVERY);
     }
 }
