@@ -18,19 +18,19 @@ use std::time::{Duration, Instant};
 
 use chess_engine::{Engine, Level};
 use chess_game::{Checkpoint, Event, EventKind, Game};
-use chess_rules::{ByColor, Color};
+use chess_rules::{ByColor, Color, Move};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::hub::Hub;
-use super::live::{Applied, Command, Entry, Outgoing, Refusal, run, version_i64};
+use super::live::{Applied, Entry, Outgoing, Refusal, run, version_i64};
 use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
 use crate::clock::now_ms;
 use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
-use crate::protocol::EventView;
+use crate::protocol::{Command, EventView};
 use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
 
 /// Messages that may wait for a busy owner.
@@ -223,7 +223,7 @@ impl GameHandle {
 struct Thinking {
     ply: u32,
     color: Color,
-    search: JoinHandle<Option<String>>,
+    search: JoinHandle<Option<Move>>,
 }
 
 /// The task owning one live game.
@@ -384,16 +384,10 @@ impl Owner {
     /// Runs `command` for the viewer holding `seat`.
     async fn apply(&mut self, seat: Seat, command: Command, now: u64) -> Result<Applied, Refusal> {
         if seat == Seat::None {
-            return Err(Refusal::new(
-                "not_a_player",
-                "spectators cannot act in a game",
-            ));
+            return Err(Refusal::NotAPlayer);
         }
         if self.entry.row.status == GameStatus::Open {
-            return Err(Refusal::new(
-                "not_started",
-                "the game is waiting for its second player",
-            ));
+            return Err(Refusal::NotStarted);
         }
         // Two attempts: a command lost to another node's change (the
         // compare-and-set failed and the game was reloaded) is tried once
@@ -403,7 +397,7 @@ impl Owner {
             attempt += 1;
             let color = self.entry.acting_color(seat);
             if let Command::Move { uci, ply } = &command
-                && let Some(ack) = self.entry.replayed_move(color, uci, *ply)
+                && let Some(ack) = self.entry.replayed_move(color, *uci, *ply)
             {
                 return Ok(ack);
             }
@@ -425,7 +419,7 @@ impl Owner {
                     let setter = matches!(command, Command::Premove { .. }).then_some(color);
                     match self.commit(events, undo, now, setter).await {
                         Ok(()) => break played,
-                        Err(refusal) if refusal.code == "conflict" && attempt == 1 => {}
+                        Err(Refusal::Conflict) if attempt == 1 => {}
                         Err(refusal) => return Err(refusal),
                     }
                 }
@@ -453,10 +447,7 @@ impl Owner {
                 Ok(Applied::Ack { ply, uci, version })
             }
             // Settling the clock ended the game first: the move came too late.
-            None => Err(Refusal::new(
-                "game_over",
-                "the game ended before the move arrived",
-            )),
+            None => Err(Refusal::MoveTooLate),
         }
     }
 
@@ -520,8 +511,8 @@ impl Owner {
             return;
         }
         if let Err(refusal) = self.commit(events, undo, now, None).await {
-            tracing::warn!(code = refusal.code, "settling the clock failed");
-            if refusal.code == "unavailable" {
+            tracing::warn!(code = refusal.code(), "settling the clock failed");
+            if refusal == Refusal::Unavailable {
                 // Back off a little before the timer retries a failing store.
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
@@ -549,7 +540,7 @@ impl Owner {
         }
         if let Err(refusal) = self.commit(events, undo, now, None).await {
             tracing::warn!(
-                code = refusal.code,
+                code = refusal.code(),
                 "clearing a premove on disconnect failed"
             );
         }
@@ -651,13 +642,10 @@ impl Owner {
             }
             Ok(WriteOutcome::Conflict) => {
                 self.catch_up().await;
-                return Err(Refusal::new(
-                    "conflict",
-                    "the game changed meanwhile; it was reloaded, try again",
-                ));
+                return Err(Refusal::Conflict);
             }
             Err(WriteError::Unavailable(_) | WriteError::Stopped) => {
-                return Err(Refusal::unavailable());
+                return Err(Refusal::Unavailable);
             }
         }
 
@@ -879,11 +867,11 @@ impl Owner {
 
     /// Plays the engine's move, unless the game moved on meanwhile (a
     /// take-back): then the next search starts from the new position.
-    async fn on_searched(&mut self, best: Option<String>) {
+    async fn on_searched(&mut self, best: Option<Move>) {
         let Some(thinking) = self.thinking.take() else {
             return;
         };
-        let Some(uci) = best else {
+        let Some(best) = best else {
             tracing::warn!(ply = thinking.ply, "the engine found no move");
             return;
         };
@@ -891,7 +879,7 @@ impl Owner {
             return;
         }
         let command = Command::Move {
-            uci,
+            uci: best.to_uci(),
             ply: thinking.ply,
         };
         if let Err(refusal) = self
@@ -900,10 +888,10 @@ impl Owner {
         {
             tracing::info!(
                 ply = thinking.ply,
-                code = refusal.code,
+                code = refusal.code(),
                 "the engine's move was not played"
             );
-            if refusal.code == "unavailable" {
+            if refusal == Refusal::Unavailable {
                 // Do not search in a loop against a failing store.
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
@@ -985,15 +973,14 @@ struct SearchInput {
 }
 
 impl SearchInput {
-    /// The engine's move in UCI (blocking: run it off the async workers).
-    fn search(self) -> Option<String> {
+    /// The engine's move (blocking: run it off the async workers).
+    fn search(self) -> Option<Move> {
         let mut engine = Engine::new(self.level, self.seed);
         let stop = AtomicBool::new(false);
         let limits = self.level.limits(self.remaining, self.increment);
         engine
             .search(&self.position, &self.history, limits, &stop)
             .best_move
-            .map(|mv| mv.to_uci().to_string())
     }
 }
 
