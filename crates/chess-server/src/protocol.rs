@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use uuid::Uuid;
 
 use crate::games::Refusal;
-use crate::model::{GameMode, GameStatus, Seat};
+use crate::model::{GameMode, GameStage, Seat};
 
 /// What a browser may send on a game socket: a message the connection
 /// answers itself, or a [`Command`] for the game.
@@ -371,7 +371,7 @@ pub struct SituationView {
     pub fen: String,
     pub turn: Color,
     pub check: Option<Square>,
-    pub status: GameStatus,
+    pub status: GameStage,
     pub clocks: Option<ClocksView>,
     pub first_move_deadline: Option<u64>,
     pub dests: Dests,

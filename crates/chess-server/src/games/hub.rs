@@ -23,7 +23,7 @@ use super::stored;
 use super::writer::Writer;
 use crate::clock::now_ms;
 use crate::metrics::Metrics;
-use crate::model::{GameMode, GameStatus, PlayerKind};
+use crate::model::{GameMode, GameStage, PlayerKind};
 use crate::store::{GameRow, PlayerRow, Store, StoreError};
 
 /// How often the sweeper looks for games whose deadline passed.
@@ -370,9 +370,9 @@ impl Hub {
         let game = Game::new(new.spec, self.settings_for(new.mode), now);
         let open = new.white.is_none() || new.black.is_none();
         let status = if open {
-            GameStatus::Open
+            GameStage::Open
         } else {
-            GameStatus::Playing
+            GameStage::Playing
         };
         let row = GameRow {
             id: Uuid::new_v4(),

@@ -10,7 +10,7 @@ use chess_rules::{ByColor, Color, UciMove};
 use uuid::Uuid;
 
 use super::view::{SharedSituation, premove_of};
-use crate::model::{GameMode, GameStatus, Seat};
+use crate::model::{GameMode, GameStage, Seat};
 use crate::protocol::{Command, EventView, MoveView, PlayerView, StateView};
 use crate::store::{GameRow, PlayerRow};
 use crate::time_control;
@@ -242,7 +242,7 @@ impl Entry {
 
     /// Whether the game is being played (not open, not over).
     pub fn is_playing(&self) -> bool {
-        self.row.status == GameStatus::Playing && !self.game.is_over()
+        self.row.status == GameStage::Playing && !self.game.is_over()
     }
 }
 

@@ -29,7 +29,7 @@ use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
 use crate::clock::now_ms;
-use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
+use crate::model::{GameMode, GameStage, PlayerKind, Seat};
 use crate::protocol::{Command, EventView};
 use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
 
@@ -318,7 +318,7 @@ impl Owner {
 
     /// The moment the game's clock or first-move deadline must be checked.
     fn deadline(&self) -> Option<u64> {
-        if self.entry.row.status != GameStatus::Playing {
+        if self.entry.row.status != GameStage::Playing {
             return None;
         }
         self.entry.game.next_deadline()
@@ -334,7 +334,7 @@ impl Owner {
     }
 
     fn is_over(&self) -> bool {
-        self.entry.row.status == GameStatus::Finished || self.entry.game.is_over()
+        self.entry.row.status == GameStage::Finished || self.entry.game.is_over()
     }
 
     /// Whether nothing keeps the game here: no socket, no search, and it is
@@ -386,7 +386,7 @@ impl Owner {
         if seat == Seat::None {
             return Err(Refusal::NotAPlayer);
         }
-        if self.entry.row.status == GameStatus::Open {
+        if self.entry.row.status == GameStage::Open {
             return Err(Refusal::NotStarted);
         }
         // Two attempts: a command lost to another node's change (the
@@ -488,7 +488,7 @@ impl Owner {
     /// first move, premoves of players who are gone. Keeps the stored
     /// deadline right when nothing changed, so the sweeper does not come back.
     async fn settle(&mut self, now: u64) {
-        if self.entry.row.status != GameStatus::Playing {
+        if self.entry.row.status != GameStage::Playing {
             return;
         }
         let undo = Undo::Rewind(self.entry.game.checkpoint());
@@ -612,8 +612,8 @@ impl Owner {
         }
         // The change that ends the game settles its reward in the same
         // transaction: exactly once, within the daily cap.
-        let settle = (self.entry.row.status != GameStatus::Finished
-            && row.status == GameStatus::Finished)
+        let settle = (self.entry.row.status != GameStage::Finished
+            && row.status == GameStage::Finished)
             .then(|| next.result())
             .flatten();
         let write = GameWrite {
@@ -737,8 +737,7 @@ impl Owner {
         }
         let cached = before.game.version();
         // A joined challenge starts a new game: everyone needs the full state.
-        let seats_changed =
-            fresh.players != before.players || before.row.status == GameStatus::Open;
+        let seats_changed = fresh.players != before.players || before.row.status == GameStage::Open;
         let recent = parse_recent(&fresh.row);
         let missed: Vec<Event> = recent
             .iter()
@@ -773,7 +772,7 @@ impl Owner {
     /// Seats `player` in the empty seat; the game starts now (first-move
     /// deadlines count from here).
     async fn join(&mut self, player: PlayerRow) -> Result<Color, JoinError> {
-        if self.entry.row.status != GameStatus::Open {
+        if self.entry.row.status != GameStage::Open {
             return Err(JoinError::Taken);
         }
         let color = if self.entry.players.white.is_none() {
@@ -789,7 +788,7 @@ impl Owner {
         );
         let state = stored::state_json(&game);
         let now_i64 = i64::try_from(now).unwrap_or(i64::MAX);
-        let deadline = stored_deadline(&game, GameStatus::Playing);
+        let deadline = stored_deadline(&game, GameStage::Playing);
         let claimed = self
             .hub
             .store()
@@ -811,7 +810,7 @@ impl Owner {
             Color::White => row.white_id = Some(player.id),
             Color::Black => row.black_id = Some(player.id),
         }
-        row.status = GameStatus::Playing;
+        row.status = GameStage::Playing;
         row.state = state;
         row.updated_at = now_i64;
         row.deadline_at = deadline;
@@ -837,7 +836,7 @@ impl Owner {
             black_id: row.white_id,
             computer_level: row.computer_level,
             time_control: row.time_control.clone(),
-            status: GameStatus::Playing,
+            status: GameStage::Playing,
             result: None,
             state: stored::state_json(&game),
             version: 0,
@@ -845,7 +844,7 @@ impl Owner {
             rematch_id: None,
             created_at: now,
             updated_at: now,
-            deadline_at: stored_deadline(&game, GameStatus::Playing),
+            deadline_at: stored_deadline(&game, GameStage::Playing),
             recent_events: "[]".to_owned(),
             premove_nodes: ByColor::default(),
         };
@@ -940,8 +939,8 @@ fn move_version(events: &[Event], ply: u32, color: Color) -> Option<u64> {
 }
 
 /// The deadline stored with a game in `status`: when a timer must look at it.
-pub(super) fn stored_deadline(game: &Game, status: GameStatus) -> Option<i64> {
-    if status != GameStatus::Playing || game.is_over() {
+pub(super) fn stored_deadline(game: &Game, status: GameStage) -> Option<i64> {
+    if status != GameStage::Playing || game.is_over() {
         return None;
     }
     game.next_deadline()

@@ -5,7 +5,7 @@
 use chess_game::{EventKind, Game, RematchState};
 use chess_rules::{Color, Square};
 
-use crate::model::{GameMode, GameStatus, Seat};
+use crate::model::{GameMode, GameStage, Seat};
 use crate::protocol::{
     ClocksView, Dests, EventView, OffersView, PremoveView, ResultView, SituationView,
 };
@@ -17,7 +17,7 @@ pub struct SharedSituation {
     pub fen: String,
     pub turn: Color,
     pub check: Option<Square>,
-    pub status: GameStatus,
+    pub status: GameStage,
     pub clocks: Option<ClocksView>,
     pub first_move_deadline: Option<u64>,
     /// Legal destinations of the side to move.
@@ -29,9 +29,9 @@ pub struct SharedSituation {
 }
 
 /// The server status of `game` whose row says `stored`.
-pub fn status_of(game: &Game, stored: GameStatus) -> GameStatus {
+pub fn status_of(game: &Game, stored: GameStage) -> GameStage {
     if game.is_over() {
-        GameStatus::Finished
+        GameStage::Finished
     } else {
         stored
     }
@@ -39,11 +39,11 @@ pub fn status_of(game: &Game, stored: GameStatus) -> GameStatus {
 
 impl SharedSituation {
     /// The situation of `game` at server time `now`.
-    pub fn of(game: &Game, mode: GameMode, stored: GameStatus, now: u64) -> SharedSituation {
+    pub fn of(game: &Game, mode: GameMode, stored: GameStage, now: u64) -> SharedSituation {
         let position = game.position();
         let turn = position.turn();
         let status = status_of(game, stored);
-        let playing = status == GameStatus::Playing;
+        let playing = status == GameStage::Playing;
         let check = position
             .is_check()
             .then(|| position.board().king_of(turn))

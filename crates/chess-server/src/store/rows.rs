@@ -6,7 +6,7 @@ use chess_rules::ByColor;
 use uuid::Uuid;
 
 use super::StoreError;
-use crate::model::{GameMode, GameStatus, PlayerKind};
+use crate::model::{GameMode, GameStage, PlayerKind};
 
 /// A person (or the computer) who can hold a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct GameRow {
     pub computer_level: Option<i64>,
     /// JSON of the time control (`docs/protocol.md`).
     pub time_control: String,
-    pub status: GameStatus,
+    pub status: GameStage,
     /// JSON of the result once finished.
     pub result: Option<String>,
     /// JSON record the game is rebuilt from.

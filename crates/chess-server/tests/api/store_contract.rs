@@ -1,7 +1,7 @@
 //! The store's contract, run against SQLite and Postgres alike.
 
 use chess_rules::ByColor;
-use chess_server::model::{GameMode, GameStatus, PlayerKind};
+use chess_server::model::{GameMode, GameStage, PlayerKind};
 use chess_server::store::{
     self, GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, Store, StoreError, WriteOutcome,
 };
@@ -34,7 +34,7 @@ fn game(white: &PlayerRow, black: &PlayerRow) -> GameRow {
         black_id: Some(black.id),
         computer_level: None,
         time_control: r#"{"kind":"correspondence"}"#.to_owned(),
-        status: GameStatus::Playing,
+        status: GameStage::Playing,
         result: None,
         state: "{}".to_owned(),
         version: 0,
@@ -144,7 +144,7 @@ async fn contract(backend: Backend) {
     // An open challenge's seat is claimed exactly once.
     let mut open = game(&white, &black);
     open.black_id = None;
-    open.status = GameStatus::Open;
+    open.status = GameStage::Open;
     store.insert_game(&open).await.expect("insert open");
     assert!(
         store
@@ -161,7 +161,7 @@ async fn contract(backend: Backend) {
     let claimed = store.game(open.id).await.expect("read").expect("exists");
     assert_eq!(
         (claimed.black_id, claimed.status, claimed.deadline_at),
-        (Some(black.id), GameStatus::Playing, Some(30_040))
+        (Some(black.id), GameStage::Playing, Some(30_040))
     );
 
     // A seek is deleted exactly once.
@@ -291,7 +291,7 @@ async fn batch_contract(backend: Backend) {
         ..game(&black, &white)
     };
     next[0].version = 2;
-    next[0].status = GameStatus::Finished;
+    next[0].status = GameStage::Finished;
     next[0].rematch_id = Some(rematch.id);
     let mut conflicting = write(&next[0], 0, vec![]);
     conflicting.rematch = Some(rematch.clone());
@@ -328,7 +328,7 @@ async fn timers_and_nodes_contract(backend: Backend) {
     untimed.deadline_at = None;
     let mut finished = game(&white, &black);
     finished.deadline_at = Some(500);
-    finished.status = GameStatus::Finished;
+    finished.status = GameStage::Finished;
     for row in [&due, &later, &untimed, &finished] {
         store.insert_game(row).await.expect("insert");
     }
