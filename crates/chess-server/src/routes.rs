@@ -98,7 +98,7 @@ async fn player_of(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
         id: identity.id,
         kind: PlayerKind::Guest,
         name: identity.name.clone(),
-        created_at: i64::try_from(now_ms()).unwrap_or(i64::MAX),
+        created_at: now_ms(),
     };
     state.store.insert_player(&player).await?;
     Ok(player)

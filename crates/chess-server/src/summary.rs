@@ -3,6 +3,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
+use crate::clock::UnixMs;
 use crate::games::live::Entry;
 use crate::games::view::status_of;
 use crate::model::{GameMode, GameStage, Seat};
@@ -23,7 +24,7 @@ pub struct GameSummary {
     pub your_turn: bool,
     pub moves: usize,
     pub fen: String,
-    pub updated_at: i64,
+    pub updated_at: UnixMs,
 }
 
 impl GameSummary {

@@ -10,6 +10,7 @@ use chess_rules::{ByColor, Color, UciMove};
 use uuid::Uuid;
 
 use super::view::{SharedSituation, premove_of};
+use crate::clock::UnixMs;
 use crate::model::{GameMode, GameStage, Seat};
 use crate::protocol::{Command, EventView, MoveView, PlayerView, StateView};
 use crate::store::{GameRow, PlayerRow};
@@ -207,7 +208,7 @@ impl Entry {
     }
 
     /// The full state for `viewer` at server time `now`.
-    pub fn state_for(&self, viewer: Option<Uuid>, now: u64) -> StateView {
+    pub fn state_for(&self, viewer: Option<Uuid>, now: UnixMs) -> StateView {
         let seat = self.seat_of(viewer);
         let situation = SharedSituation::of(&self.game, self.row.mode, self.row.status, now);
         // Only the holder of a single seat has premoves (a local player never does).
@@ -236,7 +237,7 @@ impl Entry {
             situation: situation.for_seat(seat),
             premove,
             rematch_game_id: self.row.rematch_id,
-            server_time: now,
+            server_time: now.millis(),
         }
     }
 
@@ -256,8 +257,10 @@ pub(super) fn run(
     mode: GameMode,
     color: Color,
     command: &Command,
-    now: u64,
+    now: UnixMs,
 ) -> Result<Vec<Event>, Refusal> {
+    // The game counts in plain milliseconds.
+    let now = now.millis();
     let events = match command {
         Command::Move { uci, ply } => game.play(color, *uci, Some(*ply), now)?,
         Command::Premove { uci, charge_ms } => {

@@ -28,7 +28,7 @@ use super::live::{Applied, Entry, Outgoing, Refusal, run, version_i64};
 use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
-use crate::clock::now_ms;
+use crate::clock::{UnixMs, now_ms};
 use crate::model::{GameMode, GameStage, PlayerKind, Seat};
 use crate::protocol::{Command, EventView};
 use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
@@ -63,7 +63,7 @@ enum Message {
     Command {
         seat: Seat,
         command: Command,
-        now: u64,
+        now: UnixMs,
         reply: oneshot::Sender<Result<Applied, Refusal>>,
     },
     Join {
@@ -128,7 +128,7 @@ impl GameHandle {
         &self,
         seat: Seat,
         command: Command,
-        now: u64,
+        now: UnixMs,
     ) -> Result<Result<Applied, Refusal>, Gone> {
         let (reply, answer) = oneshot::channel();
         self.send(Message::Command {
@@ -287,7 +287,7 @@ impl Owner {
                     }
                     None => break,
                 },
-                () = sleep_until_ms(deadline), if deadline.is_some() => {
+                () = sleep_until(deadline), if deadline.is_some() => {
                     self.settle(now_ms()).await;
                 }
                 searched = async {
@@ -317,11 +317,11 @@ impl Owner {
     }
 
     /// The moment the game's clock or first-move deadline must be checked.
-    fn deadline(&self) -> Option<u64> {
+    fn deadline(&self) -> Option<UnixMs> {
         if self.entry.row.status != GameStage::Playing {
             return None;
         }
-        self.entry.game.next_deadline()
+        self.entry.game.next_deadline().map(UnixMs::from_millis)
     }
 
     /// When to look again whether the game can unload.
@@ -382,7 +382,12 @@ impl Owner {
     }
 
     /// Runs `command` for the viewer holding `seat`.
-    async fn apply(&mut self, seat: Seat, command: Command, now: u64) -> Result<Applied, Refusal> {
+    async fn apply(
+        &mut self,
+        seat: Seat,
+        command: Command,
+        now: UnixMs,
+    ) -> Result<Applied, Refusal> {
         if seat == Seat::None {
             return Err(Refusal::NotAPlayer);
         }
@@ -440,10 +445,7 @@ impl Owner {
         };
         match played {
             Some(version) => {
-                let waited = now_ms().saturating_sub(now);
-                self.hub
-                    .metrics()
-                    .move_committed(Duration::from_millis(waited));
+                self.hub.metrics().move_committed(now_ms().since(now));
                 Ok(Applied::Ack { ply, uci, version })
             }
             // Settling the clock ended the game first: the move came too late.
@@ -465,12 +467,12 @@ impl Owner {
 
     /// Clears premoves whose player is gone: set through a node that stopped,
     /// or through this node by a player with no socket left here.
-    async fn clear_orphan_premoves(&mut self, now: u64) -> Vec<Event> {
+    async fn clear_orphan_premoves(&mut self, now: UnixMs) -> Vec<Event> {
         let mut events = Vec::new();
         for color in Color::ALL {
             if self.entry.game.premove(color).is_some() && !self.premove_holder_present(color).await
             {
-                events.extend(self.entry.game.disconnected(color, now));
+                events.extend(self.entry.game.disconnected(color, now.millis()));
             }
         }
         events
@@ -487,13 +489,13 @@ impl Owner {
     /// Applies what time and absent players decided: a flag, an overdue
     /// first move, premoves of players who are gone. Keeps the stored
     /// deadline right when nothing changed, so the sweeper does not come back.
-    async fn settle(&mut self, now: u64) {
+    async fn settle(&mut self, now: UnixMs) {
         if self.entry.row.status != GameStage::Playing {
             return;
         }
         let undo = Undo::Rewind(self.entry.game.checkpoint());
         let mut events = self.clear_orphan_premoves(now).await;
-        events.extend(self.entry.game.check_time(now));
+        events.extend(self.entry.game.check_time(now.millis()));
         if events.is_empty() {
             let deadline = stored_deadline(&self.entry.game, self.entry.row.status);
             if deadline != self.entry.row.deadline_at {
@@ -532,7 +534,7 @@ impl Owner {
             let count = self.entry.connections.get_mut(color);
             *count = count.saturating_sub(1);
             if *count == 0 && self.entry.game.premove(color).is_some() {
-                events.extend(self.entry.game.disconnected(color, now));
+                events.extend(self.entry.game.disconnected(color, now.millis()));
             }
         }
         if events.is_empty() {
@@ -556,7 +558,7 @@ impl Owner {
         &mut self,
         events: Vec<Event>,
         undo: Undo,
-        now: u64,
+        now: UnixMs,
         premove_setter: Option<Color>,
     ) -> Result<(), Refusal> {
         if events.is_empty() {
@@ -588,7 +590,7 @@ impl Owner {
         });
         row.state = stored::state_json(next);
         row.version = version_i64(next.version());
-        row.updated_at = i64::try_from(now).unwrap_or(i64::MAX);
+        row.updated_at = now;
         row.deadline_at = stored_deadline(next, row.status);
         row.recent_events = serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned());
         row.premove_nodes = ByColor::new_with(|color| {
@@ -678,7 +680,7 @@ impl Owner {
     }
 
     /// Sends `events` (already part of the game) to every socket, in order.
-    fn broadcast(&mut self, events: Vec<Event>, now: u64) {
+    fn broadcast(&mut self, events: Vec<Event>, now: UnixMs) {
         let entry = &mut self.entry;
         let situation = SharedSituation::of(&entry.game, entry.row.mode, entry.row.status, now);
         let mut rematch = None;
@@ -784,10 +786,9 @@ impl Owner {
         let game = Game::new(
             self.entry.game.spec().clone(),
             *self.entry.game.settings(),
-            now,
+            now.millis(),
         );
         let state = stored::state_json(&game);
-        let now_i64 = i64::try_from(now).unwrap_or(i64::MAX);
         let deadline = stored_deadline(&game, GameStage::Playing);
         let claimed = self
             .hub
@@ -797,7 +798,7 @@ impl Owner {
                 color == Color::White,
                 player.id,
                 &state,
-                now_i64,
+                now,
                 deadline,
             )
             .await?;
@@ -812,7 +813,7 @@ impl Owner {
         }
         row.status = GameStage::Playing;
         row.state = state;
-        row.updated_at = now_i64;
+        row.updated_at = now;
         row.deadline_at = deadline;
         *self.entry.players.get_mut(color) = Some(player);
         self.entry.game = game;
@@ -825,10 +826,9 @@ impl Owner {
     }
 
     /// The rematch of this game (seats swapped) as a new row and game.
-    fn rematch_of(&self, spec: chess_game::GameSpec, now: u64) -> (GameRow, Game) {
+    fn rematch_of(&self, spec: chess_game::GameSpec, now: UnixMs) -> (GameRow, Game) {
         let row = &self.entry.row;
-        let game = Game::new(spec, self.hub.settings_for(row.mode), now);
-        let now = i64::try_from(now).unwrap_or(i64::MAX);
+        let game = Game::new(spec, self.hub.settings_for(row.mode), now.millis());
         let new_row = GameRow {
             id: Uuid::new_v4(),
             mode: row.mode,
@@ -939,12 +939,11 @@ fn move_version(events: &[Event], ply: u32, color: Color) -> Option<u64> {
 }
 
 /// The deadline stored with a game in `status`: when a timer must look at it.
-pub(super) fn stored_deadline(game: &Game, status: GameStage) -> Option<i64> {
+pub(super) fn stored_deadline(game: &Game, status: GameStage) -> Option<UnixMs> {
     if status != GameStage::Playing || game.is_over() {
         return None;
     }
-    game.next_deadline()
-        .map(|at| i64::try_from(at).unwrap_or(i64::MAX))
+    game.next_deadline().map(UnixMs::from_millis)
 }
 
 fn parse_recent(row: &GameRow) -> VecDeque<Event> {
@@ -954,9 +953,9 @@ fn parse_recent(row: &GameRow) -> VecDeque<Event> {
     })
 }
 
-async fn sleep_until_ms(at: Option<u64>) {
-    let wait = at.map_or(0, |at| at.saturating_sub(now_ms()));
-    tokio::time::sleep(Duration::from_millis(wait)).await;
+async fn sleep_until(at: Option<UnixMs>) {
+    let wait = at.map_or(Duration::ZERO, |at| at.since(now_ms()));
+    tokio::time::sleep(wait).await;
 }
 
 /// What the engine needs to choose a move, copied out of the game.
@@ -1011,7 +1010,7 @@ fn search_input(entry: &Entry) -> Option<SearchInput> {
             .collect(),
         remaining: entry
             .game
-            .remaining_ms(now_ms())
+            .remaining_ms(now_ms().millis())
             .map(|clocks| Duration::from_millis(*clocks.get(turn))),
         increment: Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0)),
         // Different games and moves play differently; the game id keeps it reproducible.

@@ -282,7 +282,7 @@ impl Connection {
             ClientMsg::Ping { t } => {
                 let pong = ServerMsg::Pong {
                     t,
-                    server_time: now_ms(),
+                    server_time: now_ms().millis(),
                     rtt_ms: self.rtt_ms,
                 };
                 return self.send(&pong).await;

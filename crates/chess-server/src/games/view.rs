@@ -5,6 +5,7 @@
 use chess_game::{EventKind, Game, RematchState};
 use chess_rules::{Color, Square};
 
+use crate::clock::UnixMs;
 use crate::model::{GameMode, GameStage, Seat};
 use crate::protocol::{
     ClocksView, Dests, EventView, OffersView, PremoveView, ResultView, SituationView,
@@ -39,7 +40,7 @@ pub fn status_of(game: &Game, stored: GameStage) -> GameStage {
 
 impl SharedSituation {
     /// The situation of `game` at server time `now`.
-    pub fn of(game: &Game, mode: GameMode, stored: GameStage, now: u64) -> SharedSituation {
+    pub fn of(game: &Game, mode: GameMode, stored: GameStage, now: UnixMs) -> SharedSituation {
         let position = game.position();
         let turn = position.turn();
         let status = status_of(game, stored);
@@ -54,11 +55,11 @@ impl SharedSituation {
             turn,
             check,
             status,
-            clocks: game.remaining_ms(now).map(|remaining| ClocksView {
+            clocks: game.remaining_ms(now.millis()).map(|remaining| ClocksView {
                 white_ms: remaining.white,
                 black_ms: remaining.black,
                 running: game.running_clock(),
-                as_of: now,
+                as_of: now.millis(),
             }),
             first_move_deadline: if playing {
                 game.first_move_deadline()

@@ -13,6 +13,7 @@ use sqlx::Row as _;
 use uuid::Uuid;
 
 use super::{GameRow, MoveRow, Pool, Result, Store, StoreError};
+use crate::clock::UnixMs;
 use crate::ledger::{LedgerError, Recorded};
 
 /// One game's change, written as a compare-and-set on `expected_version`.
@@ -156,9 +157,15 @@ impl Store {
                                 white: game.white_id,
                                 black: game.black_id,
                             };
-                            ledger::settle_game(&mut $tx, game.id, seats, result, game.updated_at)
-                                .await
-                                .map_err(ledger_error)?
+                            ledger::settle_game(
+                                &mut $tx,
+                                game.id,
+                                seats,
+                                result,
+                                game.updated_at.to_stored(),
+                            )
+                            .await
+                            .map_err(ledger_error)?
                         }
                         None => None,
                     };
@@ -280,8 +287,8 @@ impl<'a> GameUpdate<'a> {
             state: &game.state,
             version: game.version,
             rematch_id: game.rematch_id,
-            updated_at: game.updated_at,
-            deadline_at: game.deadline_at,
+            updated_at: game.updated_at.to_stored(),
+            deadline_at: game.deadline_at.map(UnixMs::to_stored),
             recent_events: &game.recent_events,
             premove_nodes: game.premove_nodes_json(),
         }
@@ -308,7 +315,7 @@ impl<'a> MoveInsert<'a> {
             uci: &mv.uci,
             san: &mv.san,
             clock_ms: mv.clock_ms,
-            played_at: mv.played_at,
+            played_at: mv.played_at.to_stored(),
             record: &mv.record,
         }
     }
