@@ -559,6 +559,25 @@ mod tests {
     }
 
     #[test]
+    fn every_command_is_listed() {
+        // serde names every variant it knows when it meets an unknown one.
+        let unknown = serde_json::json!({ "type": "?" });
+        let error = Command::deserialize(&unknown)
+            .expect_err("no such command")
+            .to_string();
+        let (_, expected) = error.split_once("expected one of").expect(&error);
+        let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        assert_eq!(names.len(), CLIENT_TYPES.len() - CONNECTION_TYPES.len());
+        for name in names {
+            assert!(
+                CLIENT_TYPES.contains(&name),
+                "{name} is not in CLIENT_TYPES"
+            );
+            assert!(!CONNECTION_TYPES.contains(&name), "{name}");
+        }
+    }
+
+    #[test]
     fn a_premove_charge_is_never_read_from_the_client() {
         let error = ClientMsg::parse(r#"{"type":"premove","uci":"e2e4","charge_ms":0}"#, LIMIT)
             .expect_err("charge_ms is not a wire field");
