@@ -164,6 +164,23 @@ impl FromStr for UciMove {
     }
 }
 
+/// Written as its UCI text (`"e7e8q"`).
+#[cfg(feature = "serde")]
+impl serde::Serialize for UciMove {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// Read from UCI text; text that is not UCI fails with the [`UciError`] message.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for UciMove {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<UciMove, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl Position {
     /// Reads UCI text as a legal move here.
     ///

@@ -1,12 +1,121 @@
 //! The server's time: Unix milliseconds, the scale every game command gets
-//! (so deadlines survive a restart).
+//! (so deadlines survive a restart) and every stored time is kept in.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
+use serde::{Deserialize, Serialize};
+
+/// A moment as milliseconds since the Unix epoch.
+///
+/// `chess-game` counts in plain `u64` milliseconds ([`UnixMs::millis`]); the
+/// databases keep a signed `bigint`, and this type is the one place that
+/// converts (a moment past `i64::MAX` ms, some 292 million years away, is
+/// stored as `i64::MAX`; a negative stored value reads as the epoch).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct UnixMs(u64);
+
+impl UnixMs {
+    /// The epoch itself.
+    pub const EPOCH: UnixMs = UnixMs(0);
+
+    /// The moment `millis` ms after the epoch.
+    pub const fn from_millis(millis: u64) -> UnixMs {
+        UnixMs(millis)
+    }
+
+    /// Milliseconds since the epoch (the scale `chess-game` takes).
+    pub const fn millis(self) -> u64 {
+        self.0
+    }
+
+    /// The form the databases store.
+    pub fn to_stored(self) -> i64 {
+        i64::try_from(self.0).unwrap_or(i64::MAX)
+    }
+
+    /// Reads a stored time.
+    pub fn from_stored(stored: i64) -> UnixMs {
+        UnixMs(u64::try_from(stored).unwrap_or(0))
+    }
+
+    /// How long after `earlier` this is (zero if it is not after).
+    pub fn since(self, earlier: UnixMs) -> Duration {
+        Duration::from_millis(self.0.saturating_sub(earlier.0))
+    }
+
+    /// The moment `duration` before this one (the epoch at the earliest).
+    pub fn minus(self, duration: Duration) -> UnixMs {
+        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        UnixMs(self.0.saturating_sub(millis))
+    }
+}
+
+impl std::fmt::Display for UnixMs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Bound as the `bigint` milliseconds of [`UnixMs::to_stored`] (rows are
+/// read as `i64` and turned back with [`UnixMs::from_stored`]).
+impl<DB: sqlx::Database> sqlx::Type<DB> for UnixMs
+where
+    i64: sqlx::Type<DB>,
+{
+    fn type_info() -> DB::TypeInfo {
+        <i64 as sqlx::Type<DB>>::type_info()
+    }
+
+    fn compatible(ty: &DB::TypeInfo) -> bool {
+        <i64 as sqlx::Type<DB>>::compatible(ty)
+    }
+}
+
+impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for UnixMs
+where
+    i64: sqlx::Encode<'q, DB>,
+{
+    fn encode_by_ref(
+        &self,
+        buf: &mut <DB as sqlx::Database>::ArgumentBuffer,
+    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+        self.to_stored().encode_by_ref(buf)
+    }
+}
+
+/// The current moment.
+pub fn now_ms() -> UnixMs {
+    let millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
+        .unwrap_or(0);
+    UnixMs(millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_times_round_trip_and_saturate() {
+        let moment = UnixMs::from_millis(1_764_421_234_000);
+        assert_eq!(UnixMs::from_stored(moment.to_stored()), moment);
+        assert_eq!(UnixMs::from_millis(u64::MAX).to_stored(), i64::MAX);
+        assert_eq!(UnixMs::from_stored(-5), UnixMs::EPOCH);
+    }
+
+    #[test]
+    fn spans_between_moments_never_go_negative() {
+        let (early, late) = (UnixMs::from_millis(1_000), UnixMs::from_millis(3_500));
+        assert_eq!(late.since(early), Duration::from_millis(2_500));
+        assert_eq!(early.since(late), Duration::ZERO);
+        assert_eq!(early.minus(Duration::from_secs(5)), UnixMs::EPOCH);
+        assert_eq!(
+            late.minus(Duration::from_millis(500)),
+            UnixMs::from_millis(3_000)
+        );
+    }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
-use crate::clock::now_ms;
+use crate::clock::{UnixMs, now_ms};
 use crate::games::socket::SessionEnds;
 use crate::games::{Hub, NewGame};
 use crate::model::{ColorChoice, GameMode};
@@ -26,7 +26,7 @@ pub struct SeekView {
     pub player: PlayerView,
     pub time_control: serde_json::Value,
     pub color: ColorChoice,
-    pub created_at: i64,
+    pub created_at: UnixMs,
     pub is_yours: bool,
 }
 
@@ -301,7 +301,7 @@ impl Lobby {
             time_control: time_control::to_json(tc).to_string(),
             time_control_key: key,
             color: color.as_str().to_owned(),
-            created_at: i64::try_from(now_ms()).unwrap_or(i64::MAX),
+            created_at: now_ms(),
         };
         self.hub.store().insert_seek(&row).await?;
         let seek = OpenSeek { row, player };

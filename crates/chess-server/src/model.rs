@@ -61,10 +61,13 @@ pub enum GameMode {
 }
 string_enum!(GameMode { Online => "online", Local => "local", Computer => "computer" });
 
-/// Where a game stands, as stored and listed.
+/// Where a hosted game stands, as stored and listed (the wire's `status`):
+/// waiting for a second player, being played, or over. Not to be confused
+/// with `chess_game::GameStatus`, which tells the rules' phase of a game
+/// that both players joined.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum GameStatus {
+pub enum GameStage {
     /// A challenge whose second seat is still empty.
     Open,
     /// Both seats taken, no result yet.
@@ -72,7 +75,7 @@ pub enum GameStatus {
     /// Over (including aborted).
     Finished,
 }
-string_enum!(GameStatus { Open => "open", Playing => "playing", Finished => "finished" });
+string_enum!(GameStage { Open => "open", Playing => "playing", Finished => "finished" });
 
 /// The seats a connection holds in one game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -148,8 +151,8 @@ mod tests {
         for mode in [GameMode::Online, GameMode::Local, GameMode::Computer] {
             assert_eq!(mode.as_str().parse::<GameMode>(), Ok(mode));
         }
-        for status in [GameStatus::Open, GameStatus::Playing, GameStatus::Finished] {
-            assert_eq!(status.as_str().parse::<GameStatus>(), Ok(status));
+        for status in [GameStage::Open, GameStage::Playing, GameStage::Finished] {
+            assert_eq!(status.as_str().parse::<GameStage>(), Ok(status));
         }
         assert!("Online".parse::<GameMode>().is_err());
     }

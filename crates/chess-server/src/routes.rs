@@ -24,7 +24,7 @@ use crate::error::ApiError;
 use crate::games::{Entry, GameHandle, JoinError, NewGame, computer_player};
 use crate::identity::{Identity, MaybeIdentity, random_guest_name, set_cookie};
 use crate::lobby::{SeekError, SeekOutcome};
-use crate::model::{ColorChoice, GameMode, GameStatus, PlayerKind, Seat};
+use crate::model::{ColorChoice, GameMode, GameStage, PlayerKind, Seat};
 use crate::startup::AppState;
 use crate::store::PlayerRow;
 use crate::time_control::TimeControlJson;
@@ -98,7 +98,7 @@ async fn player_of(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
         id: identity.id,
         kind: PlayerKind::Guest,
         name: identity.name.clone(),
-        created_at: i64::try_from(now_ms()).unwrap_or(i64::MAX),
+        created_at: now_ms(),
     };
     state.store.insert_player(&player).await?;
     Ok(player)
@@ -489,9 +489,9 @@ async fn join_challenge(
             "someone else took the seat first",
         )
     };
-    if status != GameStatus::Open {
+    if status != GameStage::Open {
         return Err(
-            if mode == GameMode::Online && status == GameStatus::Playing {
+            if mode == GameMode::Online && status == GameStage::Playing {
                 taken()
             } else {
                 ApiError::client(

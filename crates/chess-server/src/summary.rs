@@ -3,9 +3,10 @@
 use serde::Serialize;
 use uuid::Uuid;
 
+use crate::clock::UnixMs;
 use crate::games::live::Entry;
 use crate::games::view::status_of;
-use crate::model::{GameMode, GameStatus, Seat};
+use crate::model::{GameMode, GameStage, Seat};
 use crate::protocol::{PlayerView, ResultView};
 use chess_rules::ByColor;
 
@@ -17,13 +18,13 @@ pub struct GameSummary {
     pub mode: GameMode,
     pub players: ByColor<Option<PlayerView>>,
     pub time_control: serde_json::Value,
-    pub status: GameStatus,
+    pub status: GameStage,
     pub result: Option<ResultView>,
     pub your_color: Option<Seat>,
     pub your_turn: bool,
     pub moves: usize,
     pub fen: String,
-    pub updated_at: i64,
+    pub updated_at: UnixMs,
 }
 
 impl GameSummary {
@@ -49,7 +50,7 @@ pub fn summarize(entry: &Entry, viewer: Option<Uuid>) -> GameSummary {
             reason: result.reason.code(),
         }),
         your_color: (seat != Seat::None).then_some(seat),
-        your_turn: status == GameStatus::Playing && seat.holds(entry.game.turn()),
+        your_turn: status == GameStage::Playing && seat.holds(entry.game.turn()),
         moves: entry.game.moves().len(),
         fen: entry.game.position().fen(),
         updated_at: entry.row.updated_at,

@@ -133,18 +133,19 @@ proptest! {
         ]
     ) {
         match ClientMsg::parse(&text, MAX_MESSAGE_BYTES) {
-            Ok(message) => {
+            Ok(incoming) => {
                 prop_assert!(text.len() <= MAX_MESSAGE_BYTES);
                 let value: Value = serde_json::from_str(&text).expect("accepted text is json");
-                prop_assert_eq!(value["type"].as_str(), Some(message.kind()), "{}", text);
+                prop_assert_eq!(value["type"].as_str(), Some(incoming.kind), "{}", text);
             }
             Err(error) => {
                 prop_assert!(
-                    ["malformed_message", "unknown_message_type", "message_too_large"].contains(&error.code),
+                    ["malformed_message", "unknown_message_type", "message_too_large", "invalid_uci"]
+                        .contains(&error.code()),
                     "{text:?}: {error:?}"
                 );
-                prop_assert_eq!(error.code == "message_too_large", text.len() > MAX_MESSAGE_BYTES, "{:?}", text);
-                prop_assert!(!error.message.is_empty());
+                prop_assert_eq!(error.code() == "message_too_large", text.len() > MAX_MESSAGE_BYTES, "{:?}", text);
+                prop_assert!(!error.to_string().is_empty());
             }
         }
     }

@@ -21,9 +21,9 @@ use super::notify::{GAMES_CHANNEL, game_notices};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
-use crate::clock::now_ms;
+use crate::clock::{UnixMs, now_ms};
 use crate::metrics::Metrics;
-use crate::model::{GameMode, GameStatus, PlayerKind};
+use crate::model::{GameMode, GameStage, PlayerKind};
 use crate::store::{GameRow, PlayerRow, Store, StoreError};
 
 /// How often the sweeper looks for games whose deadline passed.
@@ -33,7 +33,7 @@ const SWEEP_BATCH: i64 = 200;
 /// How often a node says it is alive.
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(2);
 /// A node silent for this long counts as gone (its premoves are cleared).
-const NODE_TIMEOUT_MS: i64 = 7_000;
+const NODE_TIMEOUT: Duration = Duration::from_secs(7);
 /// How many times a request retries a game whose owner unloaded meanwhile.
 const GONE_RETRIES: usize = 3;
 
@@ -118,7 +118,7 @@ impl Hub {
     /// The database error of the registration.
     pub async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
         self.store
-            .register_node(self.node, &self.node_name, now_i64())
+            .register_node(self.node, &self.node_name, now_ms())
             .await?;
         self.refresh_alive_nodes().await;
         let span = tracing::info_span!("node", node = %self.node);
@@ -367,12 +367,12 @@ impl Hub {
     /// The database error.
     pub async fn create(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, StoreError> {
         let now = now_ms();
-        let game = Game::new(new.spec, self.settings_for(new.mode), now);
+        let game = Game::new(new.spec, self.settings_for(new.mode), now.millis());
         let open = new.white.is_none() || new.black.is_none();
         let status = if open {
-            GameStatus::Open
+            GameStage::Open
         } else {
-            GameStatus::Playing
+            GameStage::Playing
         };
         let row = GameRow {
             id: Uuid::new_v4(),
@@ -387,8 +387,8 @@ impl Hub {
             version: 0,
             rematch_of: None,
             rematch_id: None,
-            created_at: i64::try_from(now).unwrap_or(i64::MAX),
-            updated_at: i64::try_from(now).unwrap_or(i64::MAX),
+            created_at: now,
+            updated_at: now,
             deadline_at: stored_deadline(&game, status),
             recent_events: "[]".to_owned(),
             premove_nodes: ByColor::default(),
@@ -521,7 +521,7 @@ impl Hub {
                 _ = tick.tick() => {}
                 _ = shutdown.changed() => return,
             }
-            let due = match self.store.due_games(now_i64(), SWEEP_BATCH).await {
+            let due = match self.store.due_games(now_ms(), SWEEP_BATCH).await {
                 Ok(due) => due,
                 Err(error) => {
                     self.metrics.store_error(&error);
@@ -556,10 +556,10 @@ impl Hub {
     }
 
     async fn refresh_alive_nodes(&self) {
-        let now = now_i64();
+        let now = now_ms();
         match self
             .store
-            .heartbeat(self.node, &self.node_name, now, now - NODE_TIMEOUT_MS)
+            .heartbeat(self.node, &self.node_name, now, now.minus(NODE_TIMEOUT))
             .await
         {
             Ok(nodes) => {
@@ -607,16 +607,12 @@ impl Hub {
     }
 }
 
-fn now_i64() -> i64 {
-    i64::try_from(now_ms()).unwrap_or(i64::MAX)
-}
-
 /// The computer's player row at `level`.
 pub fn computer_player(level: Level) -> PlayerRow {
     PlayerRow {
         id: computer_id(level),
         kind: PlayerKind::Computer,
         name: format!("Computer (level {})", level.number()),
-        created_at: 0,
+        created_at: UnixMs::EPOCH,
     }
 }

@@ -10,8 +10,9 @@ use chess_rules::{ByColor, Color, UciMove};
 use uuid::Uuid;
 
 use super::view::{SharedSituation, premove_of};
-use crate::model::{GameMode, GameStatus, Seat};
-use crate::protocol::{EventView, MoveView, PlayerView, StateView};
+use crate::clock::UnixMs;
+use crate::model::{GameMode, GameStage, Seat};
+use crate::protocol::{Command, EventView, MoveView, PlayerView, StateView};
 use crate::store::{GameRow, PlayerRow};
 use crate::time_control;
 
@@ -37,55 +38,30 @@ pub enum Outgoing {
     Redirect { game_id: Uuid },
 }
 
-/// A refused command: a stable code and a readable message; nothing changed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refusal {
-    pub code: &'static str,
-    pub message: String,
-}
-
-impl Refusal {
-    /// A refusal with a stable `code` and a readable `message`.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            message: message.into(),
-        }
-    }
-
+/// Why a command was refused; nothing changed. The socket turns it into its
+/// stable wire code ([`Refusal::code`]) and message (`Display`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The rules of the game refused it.
+    #[error(transparent)]
+    Rules(#[from] GameError),
+    #[error("spectators cannot act in a game")]
+    NotAPlayer,
+    #[error("the game is waiting for its second player")]
+    NotStarted,
+    /// Draw offers and premoves exist only between two people.
+    #[error("{feature} are for games between two people")]
+    NotOnline { feature: &'static str },
+    /// Settling the clock ended the game before the move could be played.
+    #[error("the game ended before the move arrived")]
+    MoveTooLate,
+    /// Another node changed the game first; it was reloaded.
+    #[error("the game changed meanwhile; it was reloaded, try again")]
+    Conflict,
     /// The database could not store the change: nothing happened, the
     /// client may send the command again.
-    pub fn unavailable() -> Refusal {
-        Refusal::new(
-            "unavailable",
-            "the game could not be saved just now; nothing changed, try again",
-        )
-    }
-}
-
-impl From<GameError> for Refusal {
-    fn from(error: GameError) -> Refusal {
-        Refusal::new(error.code(), error.to_string())
-    }
-}
-
-/// What a player asks of a game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    Move { uci: String, ply: u32 },
-    Premove { uci: String, charge_ms: u64 },
-    CancelPremove,
-    Resign,
-    Abort,
-    DrawOffer,
-    DrawAccept,
-    DrawDecline,
-    DrawWithdraw,
-    RematchOffer,
-    RematchAccept,
-    RematchDecline,
-    RematchWithdraw,
-    Takeback,
+    #[error("the game could not be saved just now; nothing changed, try again")]
+    Unavailable,
 }
 
 /// A command's outcome for the connection that sent it.
@@ -94,7 +70,11 @@ pub enum Applied {
     /// Done (events were broadcast).
     Done,
     /// A move was stored: acknowledge it.
-    Ack { ply: u32, uci: String, version: u64 },
+    Ack {
+        ply: u32,
+        uci: UciMove,
+        version: u64,
+    },
 }
 
 /// A hosted game's state, owned by its task.
@@ -140,11 +120,11 @@ impl Entry {
     }
 
     /// The acknowledgement of a move already played (a retry), if it is one.
-    pub(super) fn replayed_move(&self, color: Color, uci: &str, ply: u32) -> Option<Applied> {
+    pub(super) fn replayed_move(&self, color: Color, uci: UciMove, ply: u32) -> Option<Applied> {
         let index = usize::try_from(ply).ok()?;
         let saved = self.game.moves().get(index)?;
         let mover = self.game.position_at(ply)?.turn();
-        if saved.uci != uci || mover != color {
+        if saved.uci != uci.to_string() || mover != color {
             return None;
         }
         let version = self
@@ -159,11 +139,7 @@ impl Entry {
                 _ => None,
             })
             .unwrap_or_else(|| self.game.version());
-        Some(Applied::Ack {
-            ply,
-            uci: uci.to_owned(),
-            version,
-        })
+        Some(Applied::Ack { ply, uci, version })
     }
 
     /// The broadcasts after `version`, or `None` when they are not all kept
@@ -232,7 +208,7 @@ impl Entry {
     }
 
     /// The full state for `viewer` at server time `now`.
-    pub fn state_for(&self, viewer: Option<Uuid>, now: u64) -> StateView {
+    pub fn state_for(&self, viewer: Option<Uuid>, now: UnixMs) -> StateView {
         let seat = self.seat_of(viewer);
         let situation = SharedSituation::of(&self.game, self.row.mode, self.row.status, now);
         // Only the holder of a single seat has premoves (a local player never does).
@@ -261,13 +237,13 @@ impl Entry {
             situation: situation.for_seat(seat),
             premove,
             rematch_game_id: self.row.rematch_id,
-            server_time: now,
+            server_time: now.millis(),
         }
     }
 
     /// Whether the game is being played (not open, not over).
     pub fn is_playing(&self) -> bool {
-        self.row.status == GameStatus::Playing && !self.game.is_over()
+        self.row.status == GameStage::Playing && !self.game.is_over()
     }
 }
 
@@ -281,25 +257,23 @@ pub(super) fn run(
     mode: GameMode,
     color: Color,
     command: &Command,
-    now: u64,
+    now: UnixMs,
 ) -> Result<Vec<Event>, Refusal> {
+    // The game counts in plain milliseconds.
+    let now = now.millis();
     let events = match command {
-        Command::Move { uci, ply } => game.play_uci(color, uci, Some(*ply), now)?,
+        Command::Move { uci, ply } => game.play(color, *uci, Some(*ply), now)?,
         Command::Premove { uci, charge_ms } => {
             if mode != GameMode::Online {
-                return Err(Refusal::new(
-                    "invalid_premove",
-                    "premoves are for games between two people",
-                ));
+                return Err(Refusal::NotOnline {
+                    feature: "premoves",
+                });
             }
-            let parsed: UciMove = uci
-                .parse()
-                .map_err(|_| Refusal::from(GameError::InvalidUci(uci.clone())))?;
             game.set_premove(
                 color,
-                parsed.from(),
-                parsed.to(),
-                parsed.promotion(),
+                uci.from(),
+                uci.to(),
+                uci.promotion(),
                 *charge_ms,
                 now,
             )?
@@ -310,10 +284,9 @@ pub(super) fn run(
         Command::DrawOffer | Command::DrawAccept | Command::DrawDecline | Command::DrawWithdraw
             if mode != GameMode::Online =>
         {
-            return Err(Refusal::new(
-                "draw_offer_too_early",
-                "draw offers are for games between two people",
-            ));
+            return Err(Refusal::NotOnline {
+                feature: "draw offers",
+            });
         }
         Command::DrawOffer => game.offer_draw(color, now)?,
         Command::DrawAccept => game.accept_draw(color, now)?,

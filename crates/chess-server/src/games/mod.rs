@@ -12,7 +12,8 @@ pub mod stored;
 pub mod view;
 pub mod writer;
 
+pub use crate::protocol::Command;
 pub use hub::{Hub, NewGame, computer_id, computer_player};
-pub use live::{Command, Entry, Refusal};
+pub use live::{Entry, Refusal};
 pub use owner::{GameHandle, JoinError};
 pub use socket::SocketLimits;

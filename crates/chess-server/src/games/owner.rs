@@ -18,19 +18,19 @@ use std::time::{Duration, Instant};
 
 use chess_engine::{Engine, Level};
 use chess_game::{Checkpoint, Event, EventKind, Game};
-use chess_rules::{ByColor, Color};
+use chess_rules::{ByColor, Color, Move};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::hub::Hub;
-use super::live::{Applied, Command, Entry, Outgoing, Refusal, run, version_i64};
+use super::live::{Applied, Entry, Outgoing, Refusal, run, version_i64};
 use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
-use crate::clock::now_ms;
-use crate::model::{GameMode, GameStatus, PlayerKind, Seat};
-use crate::protocol::EventView;
+use crate::clock::{UnixMs, now_ms};
+use crate::model::{GameMode, GameStage, PlayerKind, Seat};
+use crate::protocol::{Command, EventView};
 use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
 
 /// Messages that may wait for a busy owner.
@@ -63,7 +63,7 @@ enum Message {
     Command {
         seat: Seat,
         command: Command,
-        now: u64,
+        now: UnixMs,
         reply: oneshot::Sender<Result<Applied, Refusal>>,
     },
     Join {
@@ -128,7 +128,7 @@ impl GameHandle {
         &self,
         seat: Seat,
         command: Command,
-        now: u64,
+        now: UnixMs,
     ) -> Result<Result<Applied, Refusal>, Gone> {
         let (reply, answer) = oneshot::channel();
         self.send(Message::Command {
@@ -223,7 +223,7 @@ impl GameHandle {
 struct Thinking {
     ply: u32,
     color: Color,
-    search: JoinHandle<Option<String>>,
+    search: JoinHandle<Option<Move>>,
 }
 
 /// The task owning one live game.
@@ -287,7 +287,7 @@ impl Owner {
                     }
                     None => break,
                 },
-                () = sleep_until_ms(deadline), if deadline.is_some() => {
+                () = sleep_until(deadline), if deadline.is_some() => {
                     self.settle(now_ms()).await;
                 }
                 searched = async {
@@ -317,11 +317,11 @@ impl Owner {
     }
 
     /// The moment the game's clock or first-move deadline must be checked.
-    fn deadline(&self) -> Option<u64> {
-        if self.entry.row.status != GameStatus::Playing {
+    fn deadline(&self) -> Option<UnixMs> {
+        if self.entry.row.status != GameStage::Playing {
             return None;
         }
-        self.entry.game.next_deadline()
+        self.entry.game.next_deadline().map(UnixMs::from_millis)
     }
 
     /// When to look again whether the game can unload.
@@ -334,7 +334,7 @@ impl Owner {
     }
 
     fn is_over(&self) -> bool {
-        self.entry.row.status == GameStatus::Finished || self.entry.game.is_over()
+        self.entry.row.status == GameStage::Finished || self.entry.game.is_over()
     }
 
     /// Whether nothing keeps the game here: no socket, no search, and it is
@@ -382,18 +382,17 @@ impl Owner {
     }
 
     /// Runs `command` for the viewer holding `seat`.
-    async fn apply(&mut self, seat: Seat, command: Command, now: u64) -> Result<Applied, Refusal> {
+    async fn apply(
+        &mut self,
+        seat: Seat,
+        command: Command,
+        now: UnixMs,
+    ) -> Result<Applied, Refusal> {
         if seat == Seat::None {
-            return Err(Refusal::new(
-                "not_a_player",
-                "spectators cannot act in a game",
-            ));
+            return Err(Refusal::NotAPlayer);
         }
-        if self.entry.row.status == GameStatus::Open {
-            return Err(Refusal::new(
-                "not_started",
-                "the game is waiting for its second player",
-            ));
+        if self.entry.row.status == GameStage::Open {
+            return Err(Refusal::NotStarted);
         }
         // Two attempts: a command lost to another node's change (the
         // compare-and-set failed and the game was reloaded) is tried once
@@ -403,7 +402,7 @@ impl Owner {
             attempt += 1;
             let color = self.entry.acting_color(seat);
             if let Command::Move { uci, ply } = &command
-                && let Some(ack) = self.entry.replayed_move(color, uci, *ply)
+                && let Some(ack) = self.entry.replayed_move(color, *uci, *ply)
             {
                 return Ok(ack);
             }
@@ -425,7 +424,7 @@ impl Owner {
                     let setter = matches!(command, Command::Premove { .. }).then_some(color);
                     match self.commit(events, undo, now, setter).await {
                         Ok(()) => break played,
-                        Err(refusal) if refusal.code == "conflict" && attempt == 1 => {}
+                        Err(Refusal::Conflict) if attempt == 1 => {}
                         Err(refusal) => return Err(refusal),
                     }
                 }
@@ -446,17 +445,11 @@ impl Owner {
         };
         match played {
             Some(version) => {
-                let waited = now_ms().saturating_sub(now);
-                self.hub
-                    .metrics()
-                    .move_committed(Duration::from_millis(waited));
+                self.hub.metrics().move_committed(now_ms().since(now));
                 Ok(Applied::Ack { ply, uci, version })
             }
             // Settling the clock ended the game first: the move came too late.
-            None => Err(Refusal::new(
-                "game_over",
-                "the game ended before the move arrived",
-            )),
+            None => Err(Refusal::MoveTooLate),
         }
     }
 
@@ -474,12 +467,12 @@ impl Owner {
 
     /// Clears premoves whose player is gone: set through a node that stopped,
     /// or through this node by a player with no socket left here.
-    async fn clear_orphan_premoves(&mut self, now: u64) -> Vec<Event> {
+    async fn clear_orphan_premoves(&mut self, now: UnixMs) -> Vec<Event> {
         let mut events = Vec::new();
         for color in Color::ALL {
             if self.entry.game.premove(color).is_some() && !self.premove_holder_present(color).await
             {
-                events.extend(self.entry.game.disconnected(color, now));
+                events.extend(self.entry.game.disconnected(color, now.millis()));
             }
         }
         events
@@ -496,13 +489,13 @@ impl Owner {
     /// Applies what time and absent players decided: a flag, an overdue
     /// first move, premoves of players who are gone. Keeps the stored
     /// deadline right when nothing changed, so the sweeper does not come back.
-    async fn settle(&mut self, now: u64) {
-        if self.entry.row.status != GameStatus::Playing {
+    async fn settle(&mut self, now: UnixMs) {
+        if self.entry.row.status != GameStage::Playing {
             return;
         }
         let undo = Undo::Rewind(self.entry.game.checkpoint());
         let mut events = self.clear_orphan_premoves(now).await;
-        events.extend(self.entry.game.check_time(now));
+        events.extend(self.entry.game.check_time(now.millis()));
         if events.is_empty() {
             let deadline = stored_deadline(&self.entry.game, self.entry.row.status);
             if deadline != self.entry.row.deadline_at {
@@ -520,8 +513,8 @@ impl Owner {
             return;
         }
         if let Err(refusal) = self.commit(events, undo, now, None).await {
-            tracing::warn!(code = refusal.code, "settling the clock failed");
-            if refusal.code == "unavailable" {
+            tracing::warn!(code = refusal.code(), "settling the clock failed");
+            if refusal == Refusal::Unavailable {
                 // Back off a little before the timer retries a failing store.
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
@@ -541,7 +534,7 @@ impl Owner {
             let count = self.entry.connections.get_mut(color);
             *count = count.saturating_sub(1);
             if *count == 0 && self.entry.game.premove(color).is_some() {
-                events.extend(self.entry.game.disconnected(color, now));
+                events.extend(self.entry.game.disconnected(color, now.millis()));
             }
         }
         if events.is_empty() {
@@ -549,7 +542,7 @@ impl Owner {
         }
         if let Err(refusal) = self.commit(events, undo, now, None).await {
             tracing::warn!(
-                code = refusal.code,
+                code = refusal.code(),
                 "clearing a premove on disconnect failed"
             );
         }
@@ -565,7 +558,7 @@ impl Owner {
         &mut self,
         events: Vec<Event>,
         undo: Undo,
-        now: u64,
+        now: UnixMs,
         premove_setter: Option<Color>,
     ) -> Result<(), Refusal> {
         if events.is_empty() {
@@ -602,7 +595,7 @@ impl Owner {
         });
         row.state = stored::state_json(next);
         row.version = version_i64(next.version());
-        row.updated_at = i64::try_from(now).unwrap_or(i64::MAX);
+        row.updated_at = now;
         row.deadline_at = stored_deadline(next, row.status);
         row.recent_events = if recent.is_empty() {
             "[]".to_owned()
@@ -630,8 +623,8 @@ impl Owner {
         }
         // The change that ends the game settles its reward in the same
         // transaction: exactly once, within the daily cap.
-        let settle = (self.entry.row.status != GameStatus::Finished
-            && row.status == GameStatus::Finished)
+        let settle = (self.entry.row.status != GameStage::Finished
+            && row.status == GameStage::Finished)
             .then(|| next.result())
             .flatten();
         let write = GameWrite {
@@ -660,13 +653,10 @@ impl Owner {
             }
             Ok(WriteOutcome::Conflict) => {
                 self.catch_up().await;
-                return Err(Refusal::new(
-                    "conflict",
-                    "the game changed meanwhile; it was reloaded, try again",
-                ));
+                return Err(Refusal::Conflict);
             }
             Err(WriteError::Unavailable(_) | WriteError::Stopped) => {
-                return Err(Refusal::unavailable());
+                return Err(Refusal::Unavailable);
             }
         }
 
@@ -699,7 +689,7 @@ impl Owner {
     }
 
     /// Sends `events` (already part of the game) to every socket, in order.
-    fn broadcast(&mut self, events: Vec<Event>, now: u64) {
+    fn broadcast(&mut self, events: Vec<Event>, now: UnixMs) {
         let entry = &mut self.entry;
         let situation = SharedSituation::of(&entry.game, entry.row.mode, entry.row.status, now);
         let mut rematch = None;
@@ -759,7 +749,7 @@ impl Owner {
             return;
         }
         // A joined challenge starts a new game: everyone needs the full state.
-        let seats_changed = seats_changed || before_status == GameStatus::Open;
+        let seats_changed = seats_changed || before_status == GameStage::Open;
         if !always && !seats_changed && self.advance_to(&row).await {
             self.entry.row = row;
         } else {
@@ -840,7 +830,7 @@ impl Owner {
     /// Seats `player` in the empty seat; the game starts now (first-move
     /// deadlines count from here).
     async fn join(&mut self, player: PlayerRow) -> Result<Color, JoinError> {
-        if self.entry.row.status != GameStatus::Open {
+        if self.entry.row.status != GameStage::Open {
             return Err(JoinError::Taken);
         }
         let color = if self.entry.players.white.is_none() {
@@ -852,11 +842,10 @@ impl Owner {
         let game = Game::new(
             self.entry.game.spec().clone(),
             *self.entry.game.settings(),
-            now,
+            now.millis(),
         );
         let state = stored::state_json(&game);
-        let now_i64 = i64::try_from(now).unwrap_or(i64::MAX);
-        let deadline = stored_deadline(&game, GameStatus::Playing);
+        let deadline = stored_deadline(&game, GameStage::Playing);
         let claimed = self
             .hub
             .store()
@@ -865,7 +854,7 @@ impl Owner {
                 color == Color::White,
                 player.id,
                 &state,
-                now_i64,
+                now,
                 deadline,
             )
             .await?;
@@ -878,9 +867,9 @@ impl Owner {
             Color::White => row.white_id = Some(player.id),
             Color::Black => row.black_id = Some(player.id),
         }
-        row.status = GameStatus::Playing;
+        row.status = GameStage::Playing;
         row.state = state;
-        row.updated_at = now_i64;
+        row.updated_at = now;
         row.deadline_at = deadline;
         *self.entry.players.get_mut(color) = Some(player);
         self.entry.game = game;
@@ -893,10 +882,9 @@ impl Owner {
     }
 
     /// The rematch of this game (seats swapped) as a new row and game.
-    fn rematch_of(&self, spec: chess_game::GameSpec, now: u64) -> (GameRow, Game) {
+    fn rematch_of(&self, spec: chess_game::GameSpec, now: UnixMs) -> (GameRow, Game) {
         let row = &self.entry.row;
-        let game = Game::new(spec, self.hub.settings_for(row.mode), now);
-        let now = i64::try_from(now).unwrap_or(i64::MAX);
+        let game = Game::new(spec, self.hub.settings_for(row.mode), now.millis());
         let new_row = GameRow {
             id: Uuid::new_v4(),
             mode: row.mode,
@@ -904,7 +892,7 @@ impl Owner {
             black_id: row.white_id,
             computer_level: row.computer_level,
             time_control: row.time_control.clone(),
-            status: GameStatus::Playing,
+            status: GameStage::Playing,
             result: None,
             state: stored::state_json(&game),
             version: 0,
@@ -912,7 +900,7 @@ impl Owner {
             rematch_id: None,
             created_at: now,
             updated_at: now,
-            deadline_at: stored_deadline(&game, GameStatus::Playing),
+            deadline_at: stored_deadline(&game, GameStage::Playing),
             recent_events: "[]".to_owned(),
             premove_nodes: ByColor::default(),
         };
@@ -934,11 +922,11 @@ impl Owner {
 
     /// Plays the engine's move, unless the game moved on meanwhile (a
     /// take-back): then the next search starts from the new position.
-    async fn on_searched(&mut self, best: Option<String>) {
+    async fn on_searched(&mut self, best: Option<Move>) {
         let Some(thinking) = self.thinking.take() else {
             return;
         };
-        let Some(uci) = best else {
+        let Some(best) = best else {
             tracing::warn!(ply = thinking.ply, "the engine found no move");
             return;
         };
@@ -946,7 +934,7 @@ impl Owner {
             return;
         }
         let command = Command::Move {
-            uci,
+            uci: best.to_uci(),
             ply: thinking.ply,
         };
         if let Err(refusal) = self
@@ -955,10 +943,10 @@ impl Owner {
         {
             tracing::info!(
                 ply = thinking.ply,
-                code = refusal.code,
+                code = refusal.code(),
                 "the engine's move was not played"
             );
-            if refusal.code == "unavailable" {
+            if refusal == Refusal::Unavailable {
                 // Do not search in a loop against a failing store.
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
@@ -1007,12 +995,11 @@ fn move_version(events: &[Event], ply: u32, color: Color) -> Option<u64> {
 }
 
 /// The deadline stored with a game in `status`: when a timer must look at it.
-pub(super) fn stored_deadline(game: &Game, status: GameStatus) -> Option<i64> {
-    if status != GameStatus::Playing || game.is_over() {
+pub(super) fn stored_deadline(game: &Game, status: GameStage) -> Option<UnixMs> {
+    if status != GameStage::Playing || game.is_over() {
         return None;
     }
-    game.next_deadline()
-        .map(|at| i64::try_from(at).unwrap_or(i64::MAX))
+    game.next_deadline().map(UnixMs::from_millis)
 }
 
 fn parse_recent(row: &GameRow) -> VecDeque<Event> {
@@ -1022,9 +1009,9 @@ fn parse_recent(row: &GameRow) -> VecDeque<Event> {
     })
 }
 
-async fn sleep_until_ms(at: Option<u64>) {
-    let wait = at.map_or(0, |at| at.saturating_sub(now_ms()));
-    tokio::time::sleep(Duration::from_millis(wait)).await;
+async fn sleep_until(at: Option<UnixMs>) {
+    let wait = at.map_or(Duration::ZERO, |at| at.since(now_ms()));
+    tokio::time::sleep(wait).await;
 }
 
 /// What the engine needs to choose a move, copied out of the game.
@@ -1040,15 +1027,14 @@ struct SearchInput {
 }
 
 impl SearchInput {
-    /// The engine's move in UCI (blocking: run it off the async workers).
-    fn search(self) -> Option<String> {
+    /// The engine's move (blocking: run it off the async workers).
+    fn search(self) -> Option<Move> {
         let mut engine = Engine::new(self.level, self.seed);
         let stop = AtomicBool::new(false);
         let limits = self.level.limits(self.remaining, self.increment);
         engine
             .search(&self.position, &self.history, limits, &stop)
             .best_move
-            .map(|mv| mv.to_uci().to_string())
     }
 }
 
@@ -1080,7 +1066,7 @@ fn search_input(entry: &Entry) -> Option<SearchInput> {
             .collect(),
         remaining: entry
             .game
-            .remaining_ms(now_ms())
+            .remaining_ms(now_ms().millis())
             .map(|clocks| Duration::from_millis(*clocks.get(turn))),
         increment: Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0)),
         // Different games and moves play differently; the game id keeps it reproducible.

@@ -14,11 +14,13 @@ use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
 use super::hub::Hub;
-use super::live::{Applied, Command, Outgoing};
+use super::live::{Applied, Outgoing, Refusal};
 use super::owner::{GameHandle, Gone};
 use crate::clock::now_ms;
 use crate::model::Seat;
-use crate::protocol::{ClientMsg, PremoveReason, PremoveView, ServerMsg};
+use crate::protocol::{
+    ClientMsg, Command, Incoming, PremoveReason, PremoveView, ProtocolError, ServerMsg,
+};
 
 /// Limits of one game socket.
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +75,12 @@ impl RateLimit {
             false
         }
     }
+}
+
+/// A client message that was not acted on: unreadable, or refused by the game.
+enum Rejected<'a> {
+    Frame(&'a ProtocolError),
+    Command(&'a Refusal),
 }
 
 /// One connection's state.
@@ -222,12 +230,13 @@ impl Connection {
             .is_ok()
     }
 
-    async fn send_error(
-        &mut self,
-        code: &'static str,
-        message: String,
-        in_reply_to: Option<String>,
-    ) -> bool {
+    /// Answers a message that was not acted on with its stable code (the
+    /// one place refusals become `error` messages).
+    async fn reject(&mut self, error: Rejected<'_>, in_reply_to: Option<String>) -> bool {
+        let (code, message) = match error {
+            Rejected::Frame(error) => (error.code(), error.to_string()),
+            Rejected::Command(refusal) => (refusal.code(), refusal.to_string()),
+        };
         self.send(&ServerMsg::Error {
             code,
             message,
@@ -242,12 +251,8 @@ impl Connection {
         match message {
             Message::Text(text) => self.on_text(text.as_str()).await,
             Message::Binary(_) => {
-                self.send_error(
-                    "malformed_message",
-                    "binary frames are not accepted: send json text".to_owned(),
-                    None,
-                )
-                .await
+                self.reject(Rejected::Frame(&ProtocolError::Binary), None)
+                    .await
             }
             Message::Pong(_) => {
                 if let Some(sent) = self.ping_sent.take() {
@@ -268,50 +273,32 @@ impl Connection {
     async fn on_text(&mut self, text: &str) -> bool {
         if !self.rate.allow() {
             return self
-                .send_error(
-                    "rate_limited",
-                    "too many messages: this one was ignored".to_owned(),
-                    None,
-                )
+                .reject(Rejected::Frame(&ProtocolError::RateLimited), None)
                 .await;
         }
-        let message = match ClientMsg::parse(text, self.limits.max_message_bytes) {
-            Ok(message) => message,
+        let Incoming { kind, message } = match ClientMsg::parse(text, self.limits.max_message_bytes)
+        {
+            Ok(incoming) => incoming,
             Err(error) => {
-                return self
-                    .send_error(error.code, error.message, error.in_reply_to)
-                    .await;
+                let in_reply_to = error.in_reply_to().map(str::to_owned);
+                return self.reject(Rejected::Frame(&error), in_reply_to).await;
             }
         };
-        let kind = message.kind();
-        let command = match message {
+        let mut command = match message {
             ClientMsg::Hello { version } => return self.hello(version).await,
             ClientMsg::Ping { t } => {
                 let pong = ServerMsg::Pong {
                     t,
-                    server_time: now_ms(),
+                    server_time: now_ms().millis(),
                     rtt_ms: self.rtt_ms,
                 };
                 return self.send(&pong).await;
             }
-            ClientMsg::Move { uci, ply } => Command::Move { uci, ply },
-            ClientMsg::Premove { uci } => Command::Premove {
-                uci,
-                charge_ms: self.rtt_ms.unwrap_or(0),
-            },
-            ClientMsg::CancelPremove => Command::CancelPremove,
-            ClientMsg::Resign => Command::Resign,
-            ClientMsg::Abort => Command::Abort,
-            ClientMsg::DrawOffer => Command::DrawOffer,
-            ClientMsg::DrawAccept => Command::DrawAccept,
-            ClientMsg::DrawDecline => Command::DrawDecline,
-            ClientMsg::DrawWithdraw => Command::DrawWithdraw,
-            ClientMsg::RematchOffer => Command::RematchOffer,
-            ClientMsg::RematchAccept => Command::RematchAccept,
-            ClientMsg::RematchDecline => Command::RematchDecline,
-            ClientMsg::RematchWithdraw => Command::RematchWithdraw,
-            ClientMsg::Takeback => Command::Takeback,
+            ClientMsg::Command(command) => command,
         };
+        if let Command::Premove { charge_ms, .. } = &mut command {
+            *charge_ms = self.rtt_ms.unwrap_or(0);
+        }
         let outcome = match self.game.command(self.seat, command, now_ms()).await {
             Ok(outcome) => outcome,
             // The owner cannot unload under a subscribed socket; if it
@@ -320,11 +307,16 @@ impl Connection {
         };
         match outcome {
             Ok(Applied::Ack { ply, uci, version }) => {
-                self.send(&ServerMsg::Ack { ply, uci, version }).await
+                let ack = ServerMsg::Ack {
+                    ply,
+                    uci: uci.to_string(),
+                    version,
+                };
+                self.send(&ack).await
             }
             Ok(Applied::Done) => true,
             Err(refusal) => {
-                self.send_error(refusal.code, refusal.message, Some(kind.to_owned()))
+                self.reject(Rejected::Command(&refusal), Some(kind.to_owned()))
                     .await
             }
         }

@@ -4,6 +4,7 @@
 use chess_game::{Game, GameSettings, GameSpec, SavedGame, SavedMove, SavedState};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::UnixMs;
 use crate::store::{MoveRow, StoreError};
 
 /// Everything of a [`SavedGame`] except its moves: the `games.state` column.
@@ -39,7 +40,7 @@ pub fn move_row(game: &Game, ply: usize) -> Option<MoveRow> {
         clock_ms: saved
             .remaining_ms
             .map(|clocks| i64::try_from(*clocks.get(mover)).unwrap_or(i64::MAX)),
-        played_at: i64::try_from(saved.at_ms).unwrap_or(i64::MAX),
+        played_at: UnixMs::from_millis(saved.at_ms),
         record: serde_json::to_string(saved).unwrap_or_default(),
     })
 }

@@ -5,7 +5,8 @@
 use chess_game::{EventKind, Game, RematchState};
 use chess_rules::{Color, Square};
 
-use crate::model::{GameMode, GameStatus, Seat};
+use crate::clock::UnixMs;
+use crate::model::{GameMode, GameStage, Seat};
 use crate::protocol::{
     ClocksView, Dests, EventView, OffersView, PremoveView, ResultView, SituationView,
 };
@@ -17,7 +18,7 @@ pub struct SharedSituation {
     pub fen: String,
     pub turn: Color,
     pub check: Option<Square>,
-    pub status: GameStatus,
+    pub status: GameStage,
     pub clocks: Option<ClocksView>,
     pub first_move_deadline: Option<u64>,
     /// Legal destinations of the side to move.
@@ -29,9 +30,9 @@ pub struct SharedSituation {
 }
 
 /// The server status of `game` whose row says `stored`.
-pub fn status_of(game: &Game, stored: GameStatus) -> GameStatus {
+pub fn status_of(game: &Game, stored: GameStage) -> GameStage {
     if game.is_over() {
-        GameStatus::Finished
+        GameStage::Finished
     } else {
         stored
     }
@@ -39,11 +40,11 @@ pub fn status_of(game: &Game, stored: GameStatus) -> GameStatus {
 
 impl SharedSituation {
     /// The situation of `game` at server time `now`.
-    pub fn of(game: &Game, mode: GameMode, stored: GameStatus, now: u64) -> SharedSituation {
+    pub fn of(game: &Game, mode: GameMode, stored: GameStage, now: UnixMs) -> SharedSituation {
         let position = game.position();
         let turn = position.turn();
         let status = status_of(game, stored);
-        let playing = status == GameStatus::Playing;
+        let playing = status == GameStage::Playing;
         let check = position
             .is_check()
             .then(|| position.board().king_of(turn))
@@ -54,11 +55,11 @@ impl SharedSituation {
             turn,
             check,
             status,
-            clocks: game.remaining_ms(now).map(|remaining| ClocksView {
+            clocks: game.remaining_ms(now.millis()).map(|remaining| ClocksView {
                 white_ms: remaining.white,
                 black_ms: remaining.black,
                 running: game.running_clock(),
-                as_of: now,
+                as_of: now.millis(),
             }),
             first_move_deadline: if playing {
                 game.first_move_deadline()

@@ -30,9 +30,10 @@ pub const REWARD_CENTS: i64 = 100;
 /// The most one account is paid per UTC day: $5.
 pub const DAILY_CAP_CENTS: i64 = 500;
 
-/// Who held a seat of a finished game, as far as rewards care.
+/// Who held a seat of a finished game, as far as rewards care (unlike
+/// `model::Seat`, which says which seats a connection may act for).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seat {
+pub enum SeatHolder {
     /// A guest identity: never paid, never pays out.
     Guest,
     /// A signed-in account, by player id.
@@ -45,14 +46,16 @@ pub enum Seat {
 /// resignation or timeout between two different accounts. Draws (including
 /// a timeout against bare material), aborts, games with a guest or the
 /// computer, and games of one account against itself pay nothing.
-pub fn reward_winner(result: &GameResult, seats: ByColor<Seat>) -> Option<Uuid> {
+pub fn reward_winner(result: &GameResult, seats: ByColor<SeatHolder>) -> Option<Uuid> {
     let decisive = matches!(
         result.reason,
         EndReason::Checkmate | EndReason::Resignation | EndReason::Timeout
     );
     let winner = result.winner.filter(|_| decisive)?;
     match (*seats.get(winner), *seats.get(winner.other())) {
-        (Seat::Account(paid), Seat::Account(opponent)) if paid != opponent => Some(paid),
+        (SeatHolder::Account(paid), SeatHolder::Account(opponent)) if paid != opponent => {
+            Some(paid)
+        }
         _ => None,
     }
 }
@@ -146,8 +149,8 @@ mod tests {
     fn only_decisive_wins_between_two_different_accounts_pay() {
         let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
         let accounts = ByColor {
-            white: Seat::Account(a),
-            black: Seat::Account(b),
+            white: SeatHolder::Account(a),
+            black: SeatHolder::Account(b),
         };
         let white_wins = |reason| result(Some(Color::White), reason);
         let black_wins = |reason| result(Some(Color::Black), reason);
@@ -183,12 +186,12 @@ mod tests {
 
         let mate = white_wins(EndReason::Checkmate);
         let unpaid_seatings = [
-            (Seat::Account(a), Seat::Guest),
-            (Seat::Guest, Seat::Account(b)),
-            (Seat::Guest, Seat::Guest),
-            (Seat::Account(a), Seat::Computer),
-            (Seat::Computer, Seat::Account(b)),
-            (Seat::Account(a), Seat::Account(a)),
+            (SeatHolder::Account(a), SeatHolder::Guest),
+            (SeatHolder::Guest, SeatHolder::Account(b)),
+            (SeatHolder::Guest, SeatHolder::Guest),
+            (SeatHolder::Account(a), SeatHolder::Computer),
+            (SeatHolder::Computer, SeatHolder::Account(b)),
+            (SeatHolder::Account(a), SeatHolder::Account(a)),
         ];
         for (white, black) in unpaid_seatings {
             assert_eq!(
@@ -203,8 +206,8 @@ mod tests {
     fn a_winner_with_an_inconsistent_reason_pays_nothing() {
         // Only the decisive reasons pay, even if a winner were set with another.
         let accounts = ByColor {
-            white: Seat::Account(Uuid::new_v4()),
-            black: Seat::Account(Uuid::new_v4()),
+            white: SeatHolder::Account(Uuid::new_v4()),
+            black: SeatHolder::Account(Uuid::new_v4()),
         };
         let odd = result(Some(Color::White), EndReason::Agreement);
         assert_eq!(reward_winner(&odd, accounts), None);

@@ -19,6 +19,7 @@ use sqlx::Row as _;
 use uuid::Uuid;
 
 use super::{Backend, GameRow, MoveRow, Result, Store, StoreError, Transaction};
+use crate::clock::UnixMs;
 use crate::ledger::Recorded;
 
 /// One game's change, written as a compare-and-set on `expected_version`.
@@ -143,7 +144,7 @@ impl Store {
                         white: game.white_id,
                         black: game.black_id,
                     };
-                    tx.settle_reward(game.id, seats, result, game.updated_at)
+                    tx.settle_reward(game.id, seats, result, game.updated_at.to_stored())
                         .await?
                 }
                 None => None,
@@ -270,8 +271,8 @@ impl<'a> GameUpdate<'a> {
             state: &game.state,
             version: game.version,
             rematch_id: game.rematch_id,
-            updated_at: game.updated_at,
-            deadline_at: game.deadline_at,
+            updated_at: game.updated_at.to_stored(),
+            deadline_at: game.deadline_at.map(UnixMs::to_stored),
             recent_events: &game.recent_events,
             premove_nodes: game.premove_nodes_json(),
         }
@@ -298,7 +299,7 @@ impl<'a> MoveInsert<'a> {
             uci: &mv.uci,
             san: &mv.san,
             clock_ms: mv.clock_ms,
-            played_at: mv.played_at,
+            played_at: mv.played_at.to_stored(),
             record: &mv.record,
         }
     }

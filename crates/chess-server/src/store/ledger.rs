@@ -24,8 +24,8 @@ use uuid::Uuid;
 
 use super::{Result, Store, StoreError, Transaction};
 use crate::ledger::{
-    DAILY_CAP_CENTS, DailyTotal, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, Seat, UtcDay,
-    reward_winner,
+    DAILY_CAP_CENTS, DailyTotal, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, SeatHolder,
+    UtcDay, reward_winner,
 };
 
 /// The columns of a [`LedgerEntry`], in the order [`decode_entry`] reads them.
@@ -149,9 +149,9 @@ impl Transaction {
 
     /// What the `players` table says holds a seat. An empty seat or an
     /// unknown player counts as a guest: it never pays.
-    async fn seat(&mut self, player: Option<Uuid>) -> Result<Seat> {
+    async fn seat(&mut self, player: Option<Uuid>) -> Result<SeatHolder> {
         let Some(player) = player else {
-            return Ok(Seat::Guest);
+            return Ok(SeatHolder::Guest);
         };
         let kind: Option<String> = with_conn!(self, conn => {
             sqlx::query_scalar("select kind from players where id = $1")
@@ -160,9 +160,9 @@ impl Transaction {
                 .await?
         });
         Ok(match kind.as_deref() {
-            Some("account") => Seat::Account(player),
-            Some("computer") => Seat::Computer,
-            _ => Seat::Guest,
+            Some("account") => SeatHolder::Account(player),
+            Some("computer") => SeatHolder::Computer,
+            _ => SeatHolder::Guest,
         })
     }
 

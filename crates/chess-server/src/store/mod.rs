@@ -25,6 +25,8 @@ pub use rows::{GameRow, MoveRow, PlayerRow, SeekRow};
 use sqlx::{PgPool, SqlitePool};
 use uuid::Uuid;
 
+use crate::clock::UnixMs;
+
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -510,8 +512,8 @@ impl Store {
         white: bool,
         player: Uuid,
         state: &str,
-        now: i64,
-        deadline_at: Option<i64>,
+        now: UnixMs,
+        deadline_at: Option<UnixMs>,
     ) -> Result<bool> {
         let sql = if white {
             "update games set white_id = $2, state = $3, status = 'playing', updated_at = $4, \

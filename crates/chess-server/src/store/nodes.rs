@@ -3,6 +3,7 @@
 use uuid::Uuid;
 
 use super::{Result, Store};
+use crate::clock::UnixMs;
 
 impl Store {
     /// Registers node `id` named `name` (its listening address), removing the
@@ -11,7 +12,7 @@ impl Store {
     ///
     /// # Errors
     /// The database error.
-    pub async fn register_node(&self, id: Uuid, name: &str, now_ms: i64) -> Result<()> {
+    pub async fn register_node(&self, id: Uuid, name: &str, now_ms: UnixMs) -> Result<()> {
         let mut tx = self.begin().await?;
         with_conn!(tx, conn => {
             sqlx::query("delete from nodes where name = $1 or id = $2")
@@ -38,8 +39,8 @@ impl Store {
         &self,
         id: Uuid,
         name: &str,
-        now_ms: i64,
-        alive_since_ms: i64,
+        now_ms: UnixMs,
+        alive_since_ms: UnixMs,
     ) -> Result<Vec<Uuid>> {
         let ids: Vec<(String,)> = with_conn!(self, conn => {
             sqlx::query(
@@ -81,7 +82,7 @@ impl Store {
     ///
     /// # Errors
     /// The database error or a corrupt id.
-    pub async fn due_games(&self, now_ms: i64, limit: i64) -> Result<Vec<Uuid>> {
+    pub async fn due_games(&self, now_ms: UnixMs, limit: i64) -> Result<Vec<Uuid>> {
         let ids: Vec<(String,)> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select id from games where status = 'playing' and deadline_at is not null \
@@ -109,7 +110,7 @@ impl Store {
         &self,
         id: Uuid,
         version: i64,
-        deadline_at: Option<i64>,
+        deadline_at: Option<UnixMs>,
     ) -> Result<bool> {
         let updated = with_conn!(self, conn => {
             sqlx::query("update games set deadline_at = $3 where id = $1 and version = $2")

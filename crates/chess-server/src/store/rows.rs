@@ -6,7 +6,8 @@ use chess_rules::ByColor;
 use uuid::Uuid;
 
 use super::StoreError;
-use crate::model::{GameMode, GameStatus, PlayerKind};
+use crate::clock::UnixMs;
+use crate::model::{GameMode, GameStage, PlayerKind};
 
 /// A person (or the computer) who can hold a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,8 +15,7 @@ pub struct PlayerRow {
     pub id: Uuid,
     pub kind: PlayerKind,
     pub name: String,
-    /// Unix milliseconds.
-    pub created_at: i64,
+    pub created_at: UnixMs,
 }
 
 /// A game's row: the truth the in-memory game is a cache of.
@@ -28,7 +28,7 @@ pub struct GameRow {
     pub computer_level: Option<i64>,
     /// JSON of the time control (`docs/protocol.md`).
     pub time_control: String,
-    pub status: GameStatus,
+    pub status: GameStage,
     /// JSON of the result once finished.
     pub result: Option<String>,
     /// JSON record the game is rebuilt from.
@@ -36,11 +36,11 @@ pub struct GameRow {
     pub version: i64,
     pub rematch_of: Option<Uuid>,
     pub rematch_id: Option<Uuid>,
-    pub created_at: i64,
-    pub updated_at: i64,
-    /// When a timer must next look at the game (unix ms): derived from the
+    pub created_at: UnixMs,
+    pub updated_at: UnixMs,
+    /// When a timer must next look at the game: derived from the
     /// game on every write, so the sweeper finds games no node hosts.
-    pub deadline_at: Option<i64>,
+    pub deadline_at: Option<UnixMs>,
     /// JSON array of the latest changes' events, oldest first: what other
     /// nodes replay to their sockets.
     pub recent_events: String,
@@ -56,7 +56,7 @@ pub struct MoveRow {
     pub san: String,
     /// The mover's remaining time after the move, for timed games.
     pub clock_ms: Option<i64>,
-    pub played_at: i64,
+    pub played_at: UnixMs,
     /// JSON of the game crate's saved move.
     pub record: String,
 }
@@ -72,7 +72,7 @@ pub struct SeekRow {
     pub time_control_key: String,
     /// The creator's colour choice: `white`, `black` or `random`.
     pub color: String,
-    pub created_at: i64,
+    pub created_at: UnixMs,
 }
 
 /// A game row's columns as the database returns them, before parsing.
@@ -115,7 +115,7 @@ impl PlayerRow {
                 .parse()
                 .map_err(|_| StoreError::Corrupt(format!("player kind {kind:?}")))?,
             name,
-            created_at,
+            created_at: UnixMs::from_stored(created_at),
         })
     }
 }
@@ -163,9 +163,9 @@ impl GameRow {
             version,
             rematch_of: optional_uuid(rematch_of)?,
             rematch_id: optional_uuid(rematch_id)?,
-            created_at,
-            updated_at,
-            deadline_at,
+            created_at: UnixMs::from_stored(created_at),
+            updated_at: UnixMs::from_stored(updated_at),
+            deadline_at: deadline_at.map(UnixMs::from_stored),
             recent_events,
             premove_nodes,
         })
@@ -194,7 +194,7 @@ impl MoveRow {
             uci,
             san,
             clock_ms,
-            played_at,
+            played_at: UnixMs::from_stored(played_at),
             record,
         })
     }
@@ -217,7 +217,7 @@ impl SeekRow {
             time_control,
             time_control_key,
             color,
-            created_at,
+            created_at: UnixMs::from_stored(created_at),
         })
     }
 }

@@ -25,7 +25,7 @@ async fn guest(store: &Store) -> Uuid {
             id,
             kind: PlayerKind::Guest,
             name: "Brave Pawn".to_owned(),
-            created_at: 0,
+            created_at: chess_server::clock::UnixMs::from_millis(0),
         })
         .await
         .expect("insert a guest");

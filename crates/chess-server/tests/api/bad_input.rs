@@ -163,6 +163,31 @@ on_both_backends!(finished_game_refuses_moves, |app: TestApp| async move {
     assert_eq!(error["code"], "game_over");
 });
 
+on_both_backends!(
+    draw_offers_and_premoves_off_line_are_refused_as_not_online,
+    |app: TestApp| async move {
+        let guest = app.guest().await;
+        let game_id = app.create_local(&guest, correspondence()).await;
+        let mut both = app.socket(&game_id, Some(&guest)).await;
+        both.hello().await;
+        for (ply, uci) in ["e2e4", "e7e5"].iter().enumerate() {
+            both.play(uci, u32::try_from(ply).expect("few")).await;
+        }
+        let before = app.state(&game_id, None).await;
+        for message in [
+            json!({ "type": "draw_offer" }),
+            json!({ "type": "draw_accept" }),
+            json!({ "type": "premove", "uci": "g8f6" }),
+        ] {
+            let error = both.expect_error(message.clone()).await;
+            assert_eq!(error["code"], "not_online", "{message}: {error}");
+            assert_eq!(error["in_reply_to"], message["type"]);
+        }
+        let after = app.state(&game_id, None).await;
+        assert_eq!(after["version"], before["version"], "nothing changed");
+    }
+);
+
 on_both_backends!(flood_is_rate_limited, |app: TestApp| async move {
     let guest = app.guest().await;
     let game_id = app.create_local(&guest, correspondence()).await;

@@ -99,7 +99,7 @@ async fn player(store: &Store, kind: PlayerKind) -> Uuid {
             id,
             kind,
             name: format!("{kind}-{}", id.simple()),
-            created_at: 0,
+            created_at: chess_server::clock::UnixMs::from_millis(0),
         })
         .await
         .expect("insert a player");

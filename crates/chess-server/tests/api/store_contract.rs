@@ -1,7 +1,8 @@
 //! The store's contract, run against SQLite and Postgres alike.
 
 use chess_rules::ByColor;
-use chess_server::model::{GameMode, GameStatus, PlayerKind};
+use chess_server::clock::UnixMs;
+use chess_server::model::{GameMode, GameStage, PlayerKind};
 use chess_server::store::{
     GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, StoreError, WriteOutcome,
 };
@@ -9,12 +10,17 @@ use uuid::Uuid;
 
 use crate::helpers::{Backend, fresh_store};
 
+/// The moment `millis` ms after the epoch.
+fn ms(millis: i64) -> UnixMs {
+    UnixMs::from_stored(millis)
+}
+
 fn player() -> PlayerRow {
     PlayerRow {
         id: Uuid::new_v4(),
         kind: PlayerKind::Guest,
         name: "brave-otter-42".to_owned(),
-        created_at: 1,
+        created_at: ms(1),
     }
 }
 
@@ -26,14 +32,14 @@ fn game(white: &PlayerRow, black: &PlayerRow) -> GameRow {
         black_id: Some(black.id),
         computer_level: None,
         time_control: r#"{"kind":"correspondence"}"#.to_owned(),
-        status: GameStatus::Playing,
+        status: GameStage::Playing,
         result: None,
         state: "{}".to_owned(),
         version: 0,
         rematch_of: None,
         rematch_id: None,
-        created_at: 10,
-        updated_at: 10,
+        created_at: ms(10),
+        updated_at: ms(10),
         deadline_at: None,
         recent_events: "[]".to_owned(),
         premove_nodes: ByColor::default(),
@@ -46,7 +52,7 @@ fn move_row(ply: i64, uci: &str) -> MoveRow {
         uci: uci.to_owned(),
         san: uci.to_owned(),
         clock_ms: None,
-        played_at: 20 + ply,
+        played_at: ms(20 + ply),
         record: "{}".to_owned(),
     }
 }
@@ -75,7 +81,7 @@ async fn contract(backend: Backend) {
     // Compare-and-set: version 0 -> 1 with a move.
     let stale = row.clone();
     row.version = 1;
-    row.updated_at = 30;
+    row.updated_at = ms(30);
     store
         .update_game(&row, 0, None, &[move_row(0, "e2e4")])
         .await
@@ -136,24 +142,24 @@ async fn contract(backend: Backend) {
     // An open challenge's seat is claimed exactly once.
     let mut open = game(&white, &black);
     open.black_id = None;
-    open.status = GameStatus::Open;
+    open.status = GameStage::Open;
     store.insert_game(&open).await.expect("insert open");
     assert!(
         store
-            .claim_seat(open.id, false, black.id, "{}", 40, Some(30_040))
+            .claim_seat(open.id, false, black.id, "{}", ms(40), Some(ms(30_040)))
             .await
             .expect("claim")
     );
     assert!(
         !store
-            .claim_seat(open.id, false, white.id, "{}", 41, Some(30_041))
+            .claim_seat(open.id, false, white.id, "{}", ms(41), Some(ms(30_041)))
             .await
             .expect("claim")
     );
     let claimed = store.game(open.id).await.expect("read").expect("exists");
     assert_eq!(
         (claimed.black_id, claimed.status, claimed.deadline_at),
-        (Some(black.id), GameStatus::Playing, Some(30_040))
+        (Some(black.id), GameStage::Playing, Some(ms(30_040)))
     );
 
     // A seek is deleted exactly once.
@@ -163,7 +169,7 @@ async fn contract(backend: Backend) {
         time_control: r#"{"kind":"correspondence"}"#.to_owned(),
         time_control_key: "correspondence".to_owned(),
         color: "random".to_owned(),
-        created_at: 50,
+        created_at: ms(50),
     };
     store.insert_seek(&seek).await.expect("insert seek");
     assert_eq!(store.seeks().await.expect("seeks"), vec![seek.clone()]);
@@ -200,7 +206,7 @@ async fn batch_contract(backend: Backend) {
         .iter()
         .map(|row| GameRow {
             version: 1,
-            deadline_at: Some(99),
+            deadline_at: Some(ms(99)),
             recent_events: "[1]".to_owned(),
             premove_nodes: ByColor {
                 white: Some(Uuid::new_v4()),
@@ -283,7 +289,7 @@ async fn batch_contract(backend: Backend) {
         ..game(&black, &white)
     };
     next[0].version = 2;
-    next[0].status = GameStatus::Finished;
+    next[0].status = GameStage::Finished;
     next[0].rematch_id = Some(rematch.id);
     let mut conflicting = write(&next[0], 0, vec![]);
     conflicting.rematch = Some(rematch.clone());
@@ -313,50 +319,59 @@ async fn timers_and_nodes_contract(backend: Backend) {
     store.insert_player(&white).await.expect("insert");
     store.insert_player(&black).await.expect("insert");
     let mut due = game(&white, &black);
-    due.deadline_at = Some(1_000);
+    due.deadline_at = Some(ms(1_000));
     let mut later = game(&white, &black);
-    later.deadline_at = Some(5_000);
+    later.deadline_at = Some(ms(5_000));
     let mut untimed = game(&white, &black);
     untimed.deadline_at = None;
     let mut finished = game(&white, &black);
-    finished.deadline_at = Some(500);
-    finished.status = GameStatus::Finished;
+    finished.deadline_at = Some(ms(500));
+    finished.status = GameStage::Finished;
     for row in [&due, &later, &untimed, &finished] {
         store.insert_game(row).await.expect("insert");
     }
-    assert_eq!(store.due_games(2_000, 10).await.expect("due"), vec![due.id]);
     assert_eq!(
-        store.due_games(6_000, 10).await.expect("due"),
+        store.due_games(ms(2_000), 10).await.expect("due"),
+        vec![due.id]
+    );
+    assert_eq!(
+        store.due_games(ms(6_000), 10).await.expect("due"),
         vec![due.id, later.id]
     );
-    assert_eq!(store.due_games(6_000, 1).await.expect("due"), vec![due.id]);
+    assert_eq!(
+        store.due_games(ms(6_000), 1).await.expect("due"),
+        vec![due.id]
+    );
     // The deadline is corrected at the game's version only.
     assert!(
         store
-            .set_deadline(due.id, 0, Some(9_000))
+            .set_deadline(due.id, 0, Some(ms(9_000)))
             .await
             .expect("set")
     );
     assert!(!store.set_deadline(due.id, 5, None).await.expect("set"));
     assert_eq!(
-        store.due_games(6_000, 10).await.expect("due"),
+        store.due_games(ms(6_000), 10).await.expect("due"),
         vec![later.id]
     );
 
     let (first, second) = (Uuid::new_v4(), Uuid::new_v4());
     store
-        .register_node(first, "a:1", 100)
+        .register_node(first, "a:1", ms(100))
         .await
         .expect("register");
     store
-        .register_node(second, "b:1", 100)
+        .register_node(second, "b:1", ms(100))
         .await
         .expect("register");
-    let mut alive = store.heartbeat(first, "a:1", 200, 150).await.expect("beat");
+    let mut alive = store
+        .heartbeat(first, "a:1", ms(200), ms(150))
+        .await
+        .expect("beat");
     alive.sort();
     assert_eq!(alive, vec![first]);
     let mut alive = store
-        .heartbeat(second, "b:1", 210, 100)
+        .heartbeat(second, "b:1", ms(210), ms(100))
         .await
         .expect("beat");
     alive.sort();
@@ -366,15 +381,18 @@ async fn timers_and_nodes_contract(backend: Backend) {
     // "a:1" restarts under a new id: its earlier run is gone at once.
     let restarted = Uuid::new_v4();
     store
-        .register_node(restarted, "a:1", 300)
+        .register_node(restarted, "a:1", ms(300))
         .await
         .expect("register");
-    let alive = store.heartbeat(second, "b:1", 310, 0).await.expect("beat");
+    let alive = store
+        .heartbeat(second, "b:1", ms(310), ms(0))
+        .await
+        .expect("beat");
     assert!(!alive.contains(&first), "{alive:?}");
     assert!(alive.contains(&restarted), "{alive:?}");
     store.remove_node(second).await.expect("remove");
     let alive = store
-        .heartbeat(restarted, "a:1", 320, 0)
+        .heartbeat(restarted, "a:1", ms(320), ms(0))
         .await
         .expect("beat");
     assert_eq!(alive, vec![restarted]);
