@@ -254,12 +254,20 @@ async fn recover(
 ) -> Result<bool, ServerError> {
     server.wait_healthy(http).await?;
     let acked = recorder.count_of("moves_acked");
-    let deadline = Instant::now() + RECOVERY_WITHIN;
+    let healthy = Instant::now();
+    let deadline = healthy + RECOVERY_WITHIN;
     loop {
         // Players whose games ended are done: reap them, so that only games
         // still in play are waited for.
         while playing.try_join_next().is_some() {}
-        if recorder.count_of("moves_acked") != acked || playing.is_empty() {
+        if recorder.count_of("moves_acked") != acked {
+            eprintln!(
+                "crash: a move was acknowledged {} ms after the database came back",
+                healthy.elapsed().as_millis()
+            );
+            break;
+        }
+        if playing.is_empty() {
             break;
         }
         if Instant::now() > deadline {

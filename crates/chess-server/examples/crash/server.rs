@@ -226,7 +226,12 @@ impl ServerProcess {
             // Games wait through many restarts for a first move: the
             // first-move abort is not what this tool checks.
             .env("FIRST_MOVE_DEADLINE_MS", "3600000")
-            .env("RUST_LOG", "warn,chess_server=warn")
+            // `TEST_LOG=warn,chess_server=info` puts more of the server's story
+            // (sockets closed, batches failed) in its kept log.
+            .env(
+                "RUST_LOG",
+                std::env::var("TEST_LOG").unwrap_or_else(|_| "warn,chess_server=warn".to_owned()),
+            )
             .envs(self.extra_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log)

@@ -169,9 +169,12 @@ impl Connection {
     ) {
         let mut shutdown = self.hub.shutdown_signal();
         let mut ping = tokio::time::interval(ping_every(self.limits.silence_timeout));
+        // Silence is counted from when the connection starts reading.
+        self.last_heard = Instant::now();
         loop {
             tokio::select! {
                 incoming = self.socket.recv() => {
+                    let handling = Instant::now();
                     let keep_going = match incoming {
                         Some(Ok(message)) => self.on_frame(message).await,
                         Some(Err(_)) | None => false,
@@ -179,8 +182,10 @@ impl Connection {
                     if !keep_going {
                         return;
                     }
+                    self.not_silent_while_busy(handling);
                 }
                 outgoing = outbox.recv() => {
+                    let handling = Instant::now();
                     let sent = match outgoing {
                         Ok(outgoing) => self.on_outgoing(&outgoing).await,
                         // Too far behind: start over with the full state.
@@ -190,6 +195,7 @@ impl Connection {
                     if !sent {
                         return;
                     }
+                    self.not_silent_while_busy(handling);
                 }
                 _ = ping.tick() => {
                     if self.last_heard.elapsed() > self.limits.silence_timeout {
@@ -221,6 +227,15 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// Stops the silence clock for the time since `handling` began. While
+    /// a frame or a broadcast is handled the connection reads nothing (a
+    /// move waits for its commit, as long as the database takes; a full
+    /// state waits for the game's owner): what the client sent meanwhile,
+    /// its pongs too, is unread, not missing.
+    fn not_silent_while_busy(&mut self, handling: Instant) {
+        self.last_heard = (self.last_heard + handling.elapsed()).min(Instant::now());
     }
 
     async fn send(&mut self, message: &ServerMsg) -> bool {

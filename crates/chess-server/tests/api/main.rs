@@ -23,4 +23,5 @@ mod nodes;
 mod premoves;
 mod restart;
 mod security;
+mod slow_database;
 mod store_contract;

@@ -1,0 +1,112 @@
+//! The database slow to answer (a restart, a lock held elsewhere): a move
+//! waits for its commit, and the player's socket stays open meanwhile.
+
+use std::time::Duration;
+
+use serde_json::json;
+use sqlx::Connection as _;
+
+use crate::helpers::{Backend, TestApp, correspondence};
+use crate::on_both_backends;
+
+/// Another connection holding up every write of game `game_id`: SQLite's
+/// write lock, or the game's row lock on Postgres. Writes wait until
+/// [`WritesHeld::release`].
+enum WritesHeld {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl WritesHeld {
+    async fn take(app: &TestApp, game_id: &str) -> WritesHeld {
+        let url = &app.db.as_ref().expect("the test's database").url;
+        match app.backend {
+            Backend::Sqlite => {
+                let mut conn = sqlx::SqliteConnection::connect(url)
+                    .await
+                    .expect("connects");
+                sqlx::query("begin immediate")
+                    .execute(&mut conn)
+                    .await
+                    .expect("takes the write lock");
+                WritesHeld::Sqlite(conn)
+            }
+            Backend::Postgres => {
+                let mut conn = sqlx::PgConnection::connect(url).await.expect("connects");
+                sqlx::query("begin")
+                    .execute(&mut conn)
+                    .await
+                    .expect("begins");
+                let locked = sqlx::query("select id from games where id = $1 for update")
+                    .bind(game_id)
+                    .fetch_all(&mut conn)
+                    .await
+                    .expect("locks the game's row");
+                assert_eq!(locked.len(), 1, "the game's row is locked");
+                WritesHeld::Postgres(conn)
+            }
+        }
+    }
+
+    async fn release(self) {
+        match self {
+            WritesHeld::Sqlite(mut conn) => {
+                sqlx::query("rollback")
+                    .execute(&mut conn)
+                    .await
+                    .expect("releases the write lock");
+            }
+            WritesHeld::Postgres(mut conn) => {
+                sqlx::query("rollback")
+                    .execute(&mut conn)
+                    .await
+                    .expect("releases the row lock");
+            }
+        }
+    }
+}
+
+on_both_backends!(
+    a_move_waiting_for_the_database_is_not_the_client_going_silent,
+    |app: TestApp| async move {
+        // While a move waits for its commit the server reads nothing from
+        // that socket, so it cannot hear the client either: that wait is not
+        // the client's silence. The socket must stay open and the move be
+        // acknowledged.
+        let silence = Duration::from_millis(2_000);
+        let mut settings = app.settings.clone();
+        settings.ws_silence_timeout_ms = u64::try_from(silence.as_millis()).expect("small");
+        let app = app.restart_with(settings).await;
+        let (white, black) = (app.guest().await, app.guest().await);
+        let game_id = app.online_game(&white, &black, correspondence()).await;
+
+        // Held before the socket opens, so the move goes out at once after
+        // `hello`, with no ping of the server's left unanswered.
+        let held = WritesHeld::take(&app, &game_id).await;
+        let mut white_socket = app.socket(&game_id, Some(&white)).await;
+        white_socket.hello().await;
+        white_socket
+            .send(json!({ "type": "move", "uci": "e2e4", "ply": 0 }))
+            .await;
+        // Longer than the silence timeout, shorter than SQLite's busy wait.
+        tokio::time::sleep(silence + Duration::from_millis(1_000)).await;
+        held.release().await;
+        // The client reads nothing until the server has answered the move
+        // and looked at the silence: a ping of the server's from before the
+        // move, answered now, would arrive as the server resumes and hide
+        // the wait from it.
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+
+        let ack = white_socket.recv_type("ack").await;
+        assert_eq!(ack["uci"], "e2e4", "{ack}");
+        // Read on (answering the server's pings) for well over the timeout.
+        assert!(
+            !white_socket.closed_within(silence * 2).await,
+            "the socket of a client that answers every ping was closed as silent"
+        );
+        white_socket.send(json!({ "type": "ping", "t": 7 })).await;
+        assert_eq!(white_socket.recv_type("pong").await["t"], 7);
+        let state = app.state(&game_id, None).await;
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(1), "{state}");
+    }
+);
