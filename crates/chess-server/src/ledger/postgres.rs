@@ -123,18 +123,23 @@ pub async fn settle_game(
 }
 
 /// What the `players` table says holds a seat. An empty seat or an unknown
-/// player counts as a guest: it never pays.
+/// player counts as a guest: it never pays. A bot account counts as the
+/// computer: an engine neither earns rewards nor pays them to its opponent.
 async fn seat(conn: &mut PgConnection, player: Option<Uuid>) -> Result<Seat, LedgerError> {
     let Some(player) = player else {
         return Ok(Seat::Guest);
     };
-    let kind: Option<String> = sqlx::query_scalar("select kind from players where id = $1")
-        .bind(player.to_string())
-        .fetch_optional(&mut *conn)
-        .await?;
-    Ok(match kind.as_deref() {
-        Some("account") => Seat::Account(player),
-        Some("computer") => Seat::Computer,
+    let kind: Option<(String, bool)> = sqlx::query_as(
+        "select p.kind, coalesce(a.bot, false) from players p \
+         left join accounts a on a.player_id = p.id where p.id = $1",
+    )
+    .bind(player.to_string())
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(match kind {
+        Some((kind, true)) if kind == "account" => Seat::Computer,
+        Some((kind, false)) if kind == "account" => Seat::Account(player),
+        Some((kind, _)) if kind == "computer" => Seat::Computer,
         _ => Seat::Guest,
     })
 }

@@ -146,6 +146,9 @@ macro_rules! game_row {
 
 mod batch;
 mod nodes;
+mod tokens;
+
+pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]
