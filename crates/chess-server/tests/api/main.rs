@@ -9,6 +9,7 @@ mod clocks;
 mod computer;
 mod endings;
 mod identity;
+mod lichess;
 mod lobby;
 mod metrics;
 mod nodes;
