@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The project's one test command (the README shows it and .ci/run calls it).
 #
-# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), and the web
-# client's unit and browser tests, and the lichess API driven by the berserk client (PyPI). It installs and starts what the tests need, so it passes on a
-# fresh machine: PostgreSQL is started when down, npm packages and Debian's chromium are
-# installed by web/run-tests.sh when missing.
+# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), the web
+# client's unit and browser tests, and the lichess API driven by the berserk client (PyPI). It
+# installs and starts what the tests need, so it passes on a fresh machine: PostgreSQL is started
+# when down, npm packages and Debian's chromium are installed by web/run-tests.sh when missing,
+# berserk into a venv by scripts/lichess-e2e/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
