@@ -360,3 +360,50 @@ fn queue_stream(
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stream_that_falls_behind_is_dropped_not_grown() {
+        let bus = EventBus::default();
+        let (slow, fast) = (Uuid::new_v4(), Uuid::new_v4());
+        let (mut slow_lines, _) = bus.listen(slow);
+        let (mut fast_lines, _) = bus.listen(fast);
+        for index in 0..STREAM_QUEUE {
+            bus.send(slow, &Bytes::from(format!("{index}\n")));
+        }
+        assert!(bus.is_listening(slow), "a full queue is still fine");
+        bus.send(slow, &Bytes::from_static(b"one too many\n"));
+        assert!(!bus.is_listening(slow), "one more line drops the stream");
+        assert_eq!(bus.stream_count(), 1, "the other account's stream stays");
+        // The dropped stream still delivers what it had queued, then ends.
+        for index in 0..STREAM_QUEUE {
+            let line = slow_lines.recv().await.expect("a queued line");
+            assert_eq!(line, Bytes::from(format!("{index}\n")));
+        }
+        assert_eq!(slow_lines.recv().await, None);
+        // Nothing more is kept for it.
+        bus.send(slow, &Bytes::from_static(b"later\n"));
+        assert_eq!(bus.stream_count(), 1);
+        bus.send(fast, &Bytes::from_static(b"hello\n"));
+        assert_eq!(
+            fast_lines.recv().await,
+            Some(Bytes::from_static(b"hello\n"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_closed_stream_leaves_the_bus() {
+        let bus = EventBus::default();
+        let player = Uuid::new_v4();
+        let (lines, id) = bus.listen(player);
+        let (_other, _) = bus.listen(player);
+        drop(lines);
+        bus.send(player, &Bytes::from_static(b"x\n"));
+        assert_eq!(bus.stream_count(), 1, "the closed one was removed on send");
+        bus.remove(player, id);
+        assert!(bus.is_listening(player));
+    }
+}
