@@ -5,7 +5,7 @@
 #
 # Usage: scripts/lichess-e2e/run.sh [path/to/chess-server]
 # Without a binary, the debug build of the workspace is used (built if missing). The venv with
-# berserk is made in $LICHESS_E2E_VENV (default: target/lichess-e2e-venv) when missing.
+# berserk is made by venv.sh when missing.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -17,11 +17,7 @@ if [ ! -x "$server" ]; then
   cargo build -p chess-server --bin chess-server
 fi
 
-venv="${LICHESS_E2E_VENV:-$target_dir/lichess-e2e-venv}"
-if ! "$venv/bin/python" -c 'import berserk' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet -r "$here/requirements.txt"
-fi
+python="$("$here/venv.sh")"
 
 data="$(mktemp -d)"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -39,7 +35,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-if ! "$venv/bin/python" "$here/e2e.py" "http://127.0.0.1:$port"; then
+if ! "$python" "$here/e2e.py" "http://127.0.0.1:$port"; then
   echo "--- server log" >&2
   tail -n 50 "$data/server.log" >&2
   exit 1

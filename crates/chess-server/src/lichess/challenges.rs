@@ -403,19 +403,16 @@ impl Drop for OpenSeek {
 /// where people on the web see it too, while the response streams
 /// keep-alive lines; it ends when someone takes the seek (the game is on
 /// the event stream) and closing it cancels the seek. A correspondence
-/// seek answers `{"id"}` at once and stays until taken.
+/// seek answers `{"id"}` at once and stays until taken. Bots may seek.
 pub async fn seek(
     State(state): State<AppState>,
     user: ApiUser,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiFailure> {
-    user.require(&[Scope::BoardPlay])?;
-    if user.bot {
-        return Err(ApiFailure::bad_request(
-            "Bot accounts cannot seek: they are challenged",
-        ));
-    }
+    // Bots may seek here too (lichess lets only people seek): their seek is
+    // in the web lobby, so people find a club's bots without a challenge UI.
+    user.require(&[Scope::BoardPlay, Scope::BotPlay])?;
     let fields = fields(&headers, &body)?;
     let color = common(&fields)?;
     let time_control = match (
