@@ -68,6 +68,37 @@ function startBot(python, args) {
   };
 }
 
+describe("API access tokens on the account page", () => {
+  const suite = startServerAndBrowser();
+
+  test("a token is created with its scopes, shown once, works, and stops working when revoked", async () => {
+    const page = await newPlayer(suite);
+    await api(page, "POST", "/api/account/sign-up", { username: "Tokens", password: "correct horse" });
+    await page.goto("/account.html");
+    const form = page.locator("#token-form");
+    await form.getByLabel("Description").fill("my board");
+    await form.getByLabel("see challenges").uncheck();
+    await form.getByRole("button", { name: "Create token" }).click();
+    await page.locator("#new-token").waitFor();
+    const token = (await page.locator("#new-token-text").textContent()).trim();
+    assert.match(token, /^lip_[0-9a-f]{64}$/);
+    const item = page.locator("#token-list li").filter({ hasText: "my board" });
+    await item.getByText("board:play, challenge:write").waitFor();
+
+    const base = suite.server.url;
+    const asClient = () => fetch(`${base}/api/account`, { headers: { authorization: `Bearer ${token}` } });
+    const account = await asClient();
+    assert.equal(account.status, 200);
+    assert.equal((await account.json()).username, "Tokens");
+
+    await item.getByRole("button", { name: "Revoke" }).click();
+    await page.locator("#account-notice").filter({ hasText: "revoked" }).waitFor();
+    await page.locator("#token-list").getByText("No tokens.").waitFor();
+    assert.equal((await asClient()).status, 401);
+    assertNoPageErrors(page);
+  });
+});
+
 describe("a bot through the lichess API", () => {
   const suite = startServerAndBrowser();
   let bot = null;

@@ -155,7 +155,6 @@ async fn announce(lichess: &Lichess, store: &crate::store::Store, game: &GameSna
         Ok(players) => players,
         Err(_) => return,
     };
-    let now = now_ms();
     for color in Color::ALL {
         let Some(player) = players.get(color) else {
             continue;
@@ -163,7 +162,7 @@ async fn announce(lichess: &Lichess, store: &crate::store::Store, game: &GameSna
         let opponent = players.get(color.other()).as_ref();
         let value = serde_json::json!({
             "type": kind,
-            "game": shapes::event_game(game, color, opponent, now),
+            "game": shapes::event_game(game, color, opponent),
         });
         lichess.events.send(player.player_id, &line(&value));
     }
@@ -297,7 +296,7 @@ pub async fn stream(State(state): State<AppState>, user: ApiUser) -> Result<Resp
         let players = api_players(&state.store, &game).await?;
         let value = serde_json::json!({
             "type": "gameStart",
-            "game": shapes::event_game(&game, color, players.get(color.other()).as_ref(), now_ms()),
+            "game": shapes::event_game(&game, color, players.get(color.other()).as_ref()),
         });
         opening.push(line(&value));
         watch(&lichess, &state.hub, game.id);

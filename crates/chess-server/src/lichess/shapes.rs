@@ -269,21 +269,12 @@ pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> V
 }
 
 /// The `game` object of `gameStart` and `gameFinish`, for the player of `color`.
-pub fn event_game(
-    game: &GameSnapshot,
-    color: Color,
-    opponent: Option<&ApiPlayer>,
-    now: u64,
-) -> Value {
+pub fn event_game(game: &GameSnapshot, color: Color, opponent: Option<&ApiPlayer>) -> Value {
     let situation = &game.situation;
     let (status, status_id) = status(situation.status, situation.result.as_ref());
-    let seconds_left = situation.clocks.map(|clocks| {
-        let mine = match color {
-            Color::White => clocks.white_ms,
-            Color::Black => clocks.black_ms,
-        };
-        let _ = now;
-        mine / 1000
+    let seconds_left = situation.clocks.map(|clocks| match color {
+        Color::White => clocks.white_ms / 1000,
+        Color::Black => clocks.black_ms / 1000,
     });
     let mut value = json!({
         "id": game.id,
