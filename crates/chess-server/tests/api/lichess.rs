@@ -925,3 +925,86 @@ on_both_backends!(
         }
     }
 );
+
+on_both_backends!(
+    two_api_seeks_pair_and_an_aborted_game_says_so,
+    |app: TestApp| async move {
+        let bot = app.api_player("Engine", &["bot:play"]).await;
+        let (status, _) = app
+            .api("POST", "/api/bot/account/upgrade", Some(&bot.token), &[])
+            .await;
+        assert_eq!(status, 200);
+        let alice = app.api_player("Alice", &["board:play"]).await;
+        let mut bot_events = app.stream("/api/stream/event", &bot.token).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+
+        // A bot may seek here; a matching seek of someone else pairs with it.
+        let bot_seek = app
+            .api_response(
+                "POST",
+                "/api/board/seek",
+                Some(&bot.token),
+                &[("time", "1"), ("increment", "1")],
+            )
+            .await;
+        assert_eq!(bot_seek.status(), 200);
+        let mut bot_seek = Ndjson {
+            response: bot_seek,
+            buffer: Vec::new(),
+            keep_alives: 0,
+        };
+        let alice_seek = app
+            .api_response(
+                "POST",
+                "/api/board/seek",
+                Some(&alice.token),
+                &[("time", "1"), ("increment", "1")],
+            )
+            .await;
+        let mut alice_seek = Ndjson {
+            response: alice_seek,
+            buffer: Vec::new(),
+            keep_alives: 0,
+        };
+        assert!(
+            alice_seek.ends_within(Duration::from_secs(5)).await,
+            "paired at once"
+        );
+        assert!(
+            bot_seek.ends_within(Duration::from_secs(5)).await,
+            "the bot's seek was taken"
+        );
+        let game = alice_events.next_of("gameStart").await["game"]["gameId"].clone();
+        assert_eq!(
+            bot_events.next_of("gameStart").await["game"]["gameId"],
+            game
+        );
+        let (_, seeks) = app.get("/api/lobby/seeks", None).await;
+        assert_eq!(seeks["seeks"], json!([]));
+
+        let game = game.as_str().expect("id").to_owned();
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/abort"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!((status, &body), (200, &json!({ "ok": true })));
+        for events in [&mut alice_events, &mut bot_events] {
+            let finish = events.next_of("gameFinish").await;
+            assert_eq!(finish["game"]["status"]["name"], "aborted", "{finish}");
+            assert!(finish["game"].get("winner").is_none());
+        }
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/bot/game/{game}/resign"),
+                Some(&bot.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 400, "over already: {body}");
+    }
+);
