@@ -26,8 +26,9 @@ use super::auth::{ApiUser, Scope};
 use super::shapes::{self, ApiPlayer, GameSnapshot};
 use super::{ApiFailure, KEEP_ALIVE, Lichess, line, ndjson};
 use crate::clock::now_ms;
-use crate::games::Hub;
 use crate::games::live::Outgoing;
+use crate::games::{GameHandle, Hub};
+use crate::model::Seat;
 use crate::startup::AppState;
 
 /// Events one stream may have waiting before it counts as a slow reader.
@@ -233,36 +234,54 @@ async fn follow_until_over(hub: &Arc<Hub>, game_id: Uuid) {
         let Ok(Some(handle)) = hub.get(game_id).await else {
             return;
         };
-        let mut updates = handle.subscribe();
-        // Subscribed first, so an ending between the look and the wait is
-        // still heard.
-        match handle.inspect(|entry| !entry.is_playing()).await {
-            Ok(true) => return,
-            Ok(false) => {}
-            Err(_) => continue,
+        let outcome = watch_once(&handle, &mut shutdown).await;
+        // As a closing socket does: the owner of a finished game unloads
+        // once nobody follows it, and only a message makes it look.
+        handle.disconnected(Seat::None).await;
+        match outcome {
+            Watching::Over | Watching::Stopping => return,
+            Watching::LookAgain => {}
         }
-        loop {
-            let update = tokio::select! {
-                update = updates.recv() => update,
-                _ = shutdown.changed() => return,
-            };
-            match update {
-                Ok(outgoing) => {
-                    if let Outgoing::Event {
-                        kind: EventKind::GameEnded { .. },
-                        ..
-                    } = outgoing.as_ref()
-                    {
-                        return;
-                    }
-                    if let Outgoing::Resync = outgoing.as_ref() {
-                        break;
-                    }
-                }
-                // Missed something: look at the game again.
-                Err(broadcast::error::RecvError::Lagged(_)) => break,
-                // The owner unloaded: load it again and look.
-                Err(broadcast::error::RecvError::Closed) => break,
+    }
+}
+
+/// How one subscription to a game's broadcast ended.
+enum Watching {
+    Over,
+    Stopping,
+    /// Missed changes, seats changed or the owner unloaded: look again.
+    LookAgain,
+}
+
+async fn watch_once(
+    handle: &GameHandle,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+) -> Watching {
+    let mut updates = handle.subscribe();
+    handle.connected(Seat::None).await;
+    // Subscribed first, so an ending between the look and the wait is
+    // still heard.
+    match handle.inspect(|entry| !entry.is_playing()).await {
+        Ok(true) => return Watching::Over,
+        Ok(false) => {}
+        Err(_) => return Watching::LookAgain,
+    }
+    loop {
+        let update = tokio::select! {
+            update = updates.recv() => update,
+            _ = shutdown.changed() => return Watching::Stopping,
+        };
+        match update {
+            Ok(outgoing) => match outgoing.as_ref() {
+                Outgoing::Event {
+                    kind: EventKind::GameEnded { .. },
+                    ..
+                } => return Watching::Over,
+                Outgoing::Resync => return Watching::LookAgain,
+                _ => {}
+            },
+            Err(broadcast::error::RecvError::Lagged(_) | broadcast::error::RecvError::Closed) => {
+                return Watching::LookAgain;
             }
         }
     }

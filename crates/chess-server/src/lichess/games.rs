@@ -295,7 +295,7 @@ async fn game_stream(
     id: String,
 ) -> Result<Response, ApiFailure> {
     Api::of(&uri).check(&user)?;
-    let (id, _color) = my_game(&state, &user, &id).await?;
+    let (id, color) = my_game(&state, &user, &id).await?;
     let handle = state
         .hub
         .get(id)
@@ -303,7 +303,11 @@ async fn game_stream(
         .ok_or_else(ApiFailure::no_such_game)?;
     // Subscribed before the full state is read: a change in between is
     // both in the state and on the channel, and is skipped by version.
+    // Counted as the seat's connection, as a web socket is, until the
+    // stream ends.
     let updates = handle.subscribe();
+    let seat = Seat::of(color);
+    handle.connected(seat).await;
     let game = snapshot(&state.hub, id)
         .await?
         .ok_or_else(ApiFailure::no_such_game)?;
@@ -321,8 +325,10 @@ async fn game_stream(
             game.time_control,
         )),
         over: game.is_over(),
-        updates,
+        updates: Some(updates),
         shutdown: state.hub.shutdown_signal(),
+        handle,
+        seat,
     };
     let opening = line(&full);
     let lines = futures_util::stream::unfold(
@@ -350,8 +356,23 @@ struct Follower {
     /// premove, a rematch offer) sends nothing.
     last: Option<serde_json::Value>,
     over: bool,
-    updates: broadcast::Receiver<Arc<Outgoing>>,
+    /// `None` only while the follower is dropped.
+    updates: Option<broadcast::Receiver<Arc<Outgoing>>>,
     shutdown: tokio::sync::watch::Receiver<bool>,
+    handle: GameHandle,
+    seat: Seat,
+}
+
+impl Drop for Follower {
+    /// The stream ended (game over, client gone, fell behind): unsubscribe
+    /// first, then tell the owner, as a closing socket does, so it can
+    /// unload a finished game and clear a premove of a seat with no client.
+    fn drop(&mut self) {
+        drop(self.updates.take());
+        let handle = self.handle.clone();
+        let seat = self.seat;
+        tokio::spawn(async move { handle.disconnected(seat).await });
+    }
 }
 
 impl Follower {
@@ -362,8 +383,9 @@ impl Follower {
             if self.over || *self.shutdown.borrow() {
                 return None;
             }
+            let updates = self.updates.as_mut()?;
             let update = tokio::select! {
-                update = self.updates.recv() => update,
+                update = updates.recv() => update,
                 () = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b"\n")),
                 _ = self.shutdown.changed() => return None,
             };

@@ -1008,3 +1008,71 @@ on_both_backends!(
         assert_eq!(status, 400, "over already: {body}");
     }
 );
+
+/// The `chess_live_games` gauge of `app`'s metrics listener.
+async fn live_games(app: &TestApp) -> Option<f64> {
+    let address = app.metrics_address.expect("a metrics listener");
+    let text = reqwest::get(format!("http://{address}/metrics"))
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find_map(|line| line.strip_prefix("chess_live_games ")?.parse().ok())
+}
+
+on_both_backends!(
+    a_finished_api_game_leaves_memory_once_its_streams_end,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.metrics_listen = Some("127.0.0.1:0".parse().expect("an address"));
+        let app = app.restart_with(settings).await;
+        let alice = app.api_player("Alice", &["board:play"]).await;
+        let bob = app.api_player("Bob", &["board:play"]).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let game = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bob,
+                &mut bob_events,
+                &[("color", "white")],
+            )
+            .await;
+        let mut streams = Vec::new();
+        for player in [&alice, &bob] {
+            let mut stream = app
+                .stream(&format!("/api/board/game/stream/{game}"), &player.token)
+                .await;
+            assert_eq!(stream.next().await["type"], "gameFull");
+            streams.push(stream);
+        }
+        assert_eq!(live_games(&app).await, Some(1.0));
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/abort"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        for stream in &mut streams {
+            assert!(stream.ends_within(Duration::from_secs(5)).await);
+        }
+        alice_events.next_of("gameFinish").await;
+        // The game streams and the watcher let go of the finished game: its
+        // owner unloads (the event streams stay open and hold nothing).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while live_games(&app).await != Some(0.0) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the finished game stayed loaded"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        drop(alice_events);
+    }
+);
