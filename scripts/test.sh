@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The project's one test command (the README shows it and .ci/run calls it).
 #
-# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), and the web
-# client's unit and browser tests. It installs and starts what the tests need, so it passes on a
-# fresh machine: PostgreSQL is started when down, npm packages and Debian's chromium are
-# installed by web/run-tests.sh when missing.
+# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), the web
+# client's unit and browser tests, and the lichess API driven by the berserk client (PyPI). It
+# installs and starts what the tests need, so it passes on a fresh machine: PostgreSQL is started
+# when down, npm packages and Debian's chromium are installed by web/run-tests.sh when missing,
+# berserk into a venv by scripts/lichess-e2e/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,3 +31,6 @@ step "web client: unit and browser tests"
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 export CHESS_SERVER_BIN="${CHESS_SERVER_BIN:-$target_dir/debug/chess-server}"
 web/run-tests.sh
+
+step "lichess API end to end with the real berserk client (venv made when missing)"
+scripts/lichess-e2e/run.sh "$CHESS_SERVER_BIN"

@@ -1,5 +1,6 @@
 // The account page: sign up, sign in, sign out, change password, and the
-// signed-in account's rewards (docs/protocol.md, "Accounts" and "Rewards").
+// signed-in account's rewards (docs/protocol.md, "Identity" and "Rewards"), and
+// its API access tokens (docs/lichess-api.md).
 
 import * as api from "./api.js";
 import { showAccountLink } from "./header.js";
@@ -50,6 +51,7 @@ function showSignedOut(who) {
 async function showSignedIn(username) {
   showAccountLink({ kind: "account", name: username });
   if (!(await loadRewards())) return;
+  await loadTokens();
   $("#account-loading").hidden = true;
   $("#signed-out").hidden = true;
   $("#signed-in").hidden = false;
@@ -96,7 +98,54 @@ async function loadRewards() {
   return true;
 }
 
+function tokenItem(token) {
+  const used = token.last_used_at ? `last used ${new Date(token.last_used_at).toLocaleString()}` : "never used";
+  return `<li data-token="${esc(token.id)}"><span class="token-description">${esc(token.description)}</span>
+    <span class="muted">${esc(token.scopes.join(", "))} · ${esc(used)}</span>
+    <button type="button" class="revoke" data-id="${esc(token.id)}">Revoke</button></li>`;
+}
+
+/** Lists the account's working tokens (never their text, which is shown only when created). */
+async function loadTokens() {
+  try {
+    const { tokens } = await api.listTokens();
+    $("#token-list").innerHTML = tokens.length
+      ? tokens.map(tokenItem).join("")
+      : `<li class="muted">No tokens.</li>`;
+  } catch (err) {
+    notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+  }
+}
+
+function wireTokens() {
+  $("#token-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    const scopes = [...f.querySelectorAll("input[name=scope]:checked")].map((box) => box.value);
+    const created = await submitting(f, "token", () => api.createToken(f.description.value, scopes));
+    if (!created) return;
+    f.description.value = "";
+    $("#new-token-text").textContent = created.token;
+    $("#new-token").hidden = false;
+    await loadTokens();
+  });
+  $("#token-list").addEventListener("click", async (e) => {
+    const button = e.target.closest("button.revoke");
+    if (!button) return;
+    button.disabled = true;
+    try {
+      await api.revokeToken(button.dataset.id);
+      $("#new-token").hidden = true;
+      notice("Token revoked: it no longer works.", "ok");
+    } catch (err) {
+      notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+    }
+    await loadTokens();
+  });
+}
+
 function wire() {
+  wireTokens();
   $("#sign-up-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = e.currentTarget;

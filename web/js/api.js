@@ -72,6 +72,9 @@ export const changePassword = (currentPassword, newPassword) =>
   request("POST", "/api/account/password", { current_password: currentPassword, new_password: newPassword });
 export const account = () => request("GET", "/api/account");
 export const rewards = () => request("GET", "/api/account/rewards");
+export const listTokens = () => request("GET", "/api/account/tokens");
+export const createToken = (description, scopes) => request("POST", "/api/account/tokens", { description, scopes });
+export const revokeToken = (id) => request("DELETE", `/api/account/tokens/${encodeURIComponent(id)}`);
 
 /** The ws:// or wss:// URL of a server path on this origin. */
 export function socketUrl(path) {

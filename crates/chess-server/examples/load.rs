@@ -10,6 +10,9 @@
 //! cargo run --release -p chess-server --example load -- \
 //!     --url http://127.0.0.1:8080 --url http://127.0.0.1:8081 \
 //!     --games 1000 --think-ms 1000-3000 --server-pid 1234 --server-pid 1235
+//! # The same games through the lichess Board API (any server that speaks it,
+//! # with `--lichess-tokens FILE` for accounts it cannot sign up itself):
+//! cargo run --release -p chess-server --example load -- --spawn sqlite --api lichess --games 20
 //! ```
 //!
 //! The logic lives in `examples/load/`, which `tests/load_smoke.rs` includes
@@ -20,6 +23,8 @@
 mod config;
 #[path = "load/game.rs"]
 mod game;
+#[path = "load/lichess.rs"]
+mod lichess;
 #[path = "load/process.rs"]
 mod process;
 #[path = "load/report.rs"]

@@ -24,6 +24,7 @@ pub mod error;
 pub mod games;
 pub mod identity;
 pub mod ledger;
+pub mod lichess;
 pub mod lobby;
 pub mod metrics;
 pub mod model;

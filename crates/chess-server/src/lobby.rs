@@ -69,6 +69,47 @@ enum LobbyEvent {
     },
 }
 
+/// A game the lobby started: from `owner`'s seek, or from their challenge
+/// link (`seek_id` is then `None`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartedGame {
+    pub seek_id: Option<Uuid>,
+    pub game_id: Uuid,
+    pub owner: Uuid,
+}
+
+/// The games the lobby starts from now on, on any node (for the lichess
+/// API's event streams and open seeks).
+#[derive(Debug)]
+pub struct StartedGames(broadcast::Receiver<LobbyEvent>);
+
+impl StartedGames {
+    /// The next game started; `None` once the lobby is gone. Starts missed
+    /// by a receiver that fell behind are skipped.
+    pub async fn next(&mut self) -> Option<StartedGame> {
+        loop {
+            match self.0.recv().await {
+                Ok(LobbyEvent::Started {
+                    seek_id,
+                    game_id,
+                    owner,
+                }) => {
+                    return Some(StartedGame {
+                        seek_id,
+                        game_id,
+                        owner,
+                    });
+                }
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "missed lobby changes while following started games");
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+}
+
 /// A seek with its creator.
 #[derive(Clone, Debug)]
 struct OpenSeek {
@@ -232,6 +273,11 @@ impl Lobby {
             pairing: Mutex::new(()),
             watchers: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Follows the games started from now on.
+    pub fn started_games(&self) -> StartedGames {
+        StartedGames(self.events.subscribe())
     }
 
     async fn open_seeks(&self) -> Result<Vec<OpenSeek>, StoreError> {

@@ -59,6 +59,8 @@ pub struct AppState {
     /// A folder to serve the web client from instead of the built-in copy.
     pub web_dir: Option<Arc<Path>>,
     pub metrics: Metrics,
+    /// The lichess-compatible API's challenges and event streams.
+    pub lichess: Arc<crate::lichess::Lichess>,
 }
 
 /// Why the server could not start.
@@ -192,6 +194,8 @@ impl Application {
         );
         let lobby = Arc::new(Lobby::new(Arc::clone(&hub)));
         lobby.start();
+        let lichess = Arc::new(crate::lichess::Lichess::new());
+        lichess.start(Arc::clone(&hub), &lobby);
         let state = AppState {
             store: store.clone(),
             accounts: accounts.clone(),
@@ -212,8 +216,15 @@ impl Application {
             },
             web_dir: settings.web_dir.as_deref().map(Arc::from),
             metrics: metrics.clone(),
+            lichess,
         };
-        let router = crate::routes::router(state).merge(crate::accounts::http::router(accounts));
+        let router = crate::routes::router(state.clone())
+            .merge(crate::accounts::http::router(accounts))
+            .merge(crate::lichess::router(state.clone()))
+            .layer(axum::middleware::from_fn_with_state(
+                state,
+                crate::lichess::account::bearer_account,
+            ));
         let router = crate::security::protect(router, allowed_origins)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(TimeoutLayer::with_status_code(

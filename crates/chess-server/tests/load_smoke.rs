@@ -6,6 +6,8 @@
 mod config;
 #[path = "../examples/load/game.rs"]
 mod game;
+#[path = "../examples/load/lichess.rs"]
+mod lichess;
 #[path = "../examples/load/process.rs"]
 mod process;
 #[path = "../examples/load/report.rs"]
@@ -64,6 +66,43 @@ async fn two_games_of_ten_plies_are_fully_acknowledged() {
         // Both games ran to the limit: exactly ten plies each.
         assert_eq!(report.moves_sent, 20, "{report}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_games_through_the_lichess_api_are_fully_acknowledged() {
+    let config = config(&[
+        "--spawn",
+        "sqlite",
+        "--api",
+        "lichess",
+        "--games",
+        "2",
+        "--total-games",
+        "4",
+        "--moves",
+        "10",
+        "--duration-s",
+        "60",
+    ])
+    .expect("valid flags");
+
+    let report = run::run(&config)
+        .await
+        .expect("the server starts and stops");
+    println!("{report}");
+
+    assert_eq!(report.games_started, 4, "{report}");
+    assert_eq!(report.games_failed, 0, "{report}");
+    assert!(report.errors.is_empty(), "{report}");
+    assert!(report.moves_sent > 0, "{report}");
+    assert!(
+        report.moves_sent <= 40,
+        "at most 10 plies per game: {report}"
+    );
+    assert_eq!(report.moves_acked, report.moves_sent, "{report}");
+    assert_eq!(report.broadcasts_seen, report.moves_sent, "{report}");
+    let by_rule: u64 = report.endings.values().sum();
+    assert_eq!(report.games_at_limit + by_rule, 4, "{report}");
 }
 
 #[test]

@@ -69,10 +69,31 @@ pub struct Args {
     #[arg(long, default_value_t = 200)]
     pub ramp_per_s: u32,
 
+    /// Which API the games are played through: the web client's sockets, or
+    /// the lichess Board API (HTTP and NDJSON streams, docs/lichess-api.md).
+    #[arg(long, value_enum, default_value_t = ApiKind::Web)]
+    pub api: ApiKind,
+
+    /// With `--api lichess`: accounts to play with, one `username token`
+    /// line each (two per concurrent game; tokens with `board:play`), for a
+    /// server this tool cannot sign accounts up on. Without it the tool
+    /// signs accounts up on this server.
+    #[arg(long)]
+    pub lichess_tokens: Option<std::path::PathBuf>,
+
     /// A server process to measure (CPU time and resident memory from
     /// /proc); repeat it for several nodes.
     #[arg(long = "server-pid")]
     pub server_pids: Vec<u32>,
+}
+
+/// The API the games are played through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ApiKind {
+    /// The web client's game sockets.
+    Web,
+    /// The lichess Board API.
+    Lichess,
 }
 
 /// The database of a server started in-process.
@@ -193,6 +214,8 @@ pub struct Config {
     pub total_games: Option<u32>,
     pub ramp_per_s: u32,
     pub server_pids: Vec<u32>,
+    pub api: ApiKind,
+    pub lichess_tokens: Option<std::path::PathBuf>,
 }
 
 /// A flag out of range, or a run that cannot fit.
@@ -280,13 +303,19 @@ impl Config {
                 MAX_RAMP_PER_S.into(),
             )?,
             server_pids: args.server_pids,
+            api: args.api,
+            lichess_tokens: args.lichess_tokens,
         })
     }
 
     /// Sockets open at once at full load: players and spectators of every
     /// game, twice over when the server runs in this process (both ends).
     pub fn sockets(&self) -> u64 {
-        let per_game = 2 + u64::from(self.spectators);
+        let per_game = match self.api {
+            ApiKind::Web => 2 + u64::from(self.spectators),
+            // Two game streams, two event streams and the moves' connections.
+            ApiKind::Lichess => 6,
+        };
         let ends = if matches!(self.target, Target::Spawn(_)) {
             2
         } else {

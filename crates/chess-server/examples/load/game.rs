@@ -33,7 +33,7 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 pub struct Failure(pub String);
 
 impl Failure {
-    fn new(code: impl Into<String>) -> Failure {
+    pub fn new(code: impl Into<String>) -> Failure {
         Failure(code.into())
     }
 }

@@ -10,8 +10,9 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::config::{Config, ConfigError};
+use crate::config::{ApiKind, Config, ConfigError};
 use crate::game::{Api, Rules, Table, play_game};
+use crate::lichess::{Account, Pair};
 use crate::process::{self, ProcessError};
 use crate::report::{Ending, Recorder, Report, ServerUse};
 use crate::server::{Server, ServerError};
@@ -39,6 +40,27 @@ pub enum RunError {
     Server(#[from] ServerError),
     #[error(transparent)]
     Process(#[from] ProcessError),
+    #[error("lichess accounts: {0}")]
+    Accounts(String),
+}
+
+/// Two accounts per concurrent game: from `--lichess-tokens`, or signed up.
+async fn lichess_accounts(config: &Config, base_urls: &[String]) -> Result<Vec<Account>, RunError> {
+    let needed = usize::try_from(config.games).unwrap_or(usize::MAX) * 2;
+    let accounts = match &config.lichess_tokens {
+        Some(path) => crate::lichess::read_tokens(path, base_urls).map_err(RunError::Accounts)?,
+        None => crate::lichess::sign_up(needed, base_urls)
+            .await
+            .map_err(|failure| RunError::Accounts(failure.0))?,
+    };
+    if accounts.len() < needed {
+        return Err(RunError::Accounts(format!(
+            "{} games need {needed} accounts, got {}",
+            config.games,
+            accounts.len()
+        )));
+    }
+    Ok(accounts)
 }
 
 /// Runs the load described by `config` and returns its figures.
@@ -61,14 +83,25 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
         .map(|url| Api::new(http.clone(), url.clone()))
         .collect();
     let recorder = Arc::new(Recorder::default());
+    // Before the servers' first reading: signing up hashes passwords
+    // (Argon2, 19 MiB each), which leaves the allocator holding memory that
+    // is no part of the games measured.
+    let lichess_accounts = match config.api {
+        ApiKind::Web => Vec::new(),
+        ApiKind::Lichess => lichess_accounts(config, &server.base_urls).await?,
+    };
     let watch = ServerWatch::start(&config.server_pids, &recorder)?;
     let started = Instant::now();
-    let steady = drive(&nodes, config, &recorder).await;
+    let steady = drive(&nodes, config, &recorder, &http, lichess_accounts).await;
     let elapsed = started.elapsed();
     let servers = watch.finish(elapsed)?;
     let label = format!(
-        "{}, {} concurrent games, {} spectators each, up to {} plies, think {}, {} s, ramp {} games/s",
+        "{}{}, {} concurrent games, {} spectators each, up to {} plies, think {}, {} s, ramp {} games/s",
         server.label(),
+        match config.api {
+            ApiKind::Web => "",
+            ApiKind::Lichess => ", lichess Board API",
+        },
         config.games,
         config.spectators,
         config.moves,
@@ -99,7 +132,10 @@ async fn drive(
     nodes: &[Api],
     config: &Config,
     recorder: &Arc<Recorder>,
+    http: &reqwest::Client,
+    lichess_accounts: Vec<Account>,
 ) -> Option<(Instant, Instant)> {
+    let mut lichess_accounts = lichess_accounts.into_iter();
     let start = Instant::now();
     let stop_starting = start + config.duration;
     let ramp_step = Duration::from_secs(1) / config.ramp_per_s;
@@ -121,6 +157,33 @@ async fn drive(
         let setups = Arc::clone(&setups);
         let nodes = Arc::clone(&nodes);
         let first_game_at = start + ramp_step * slot;
+        if config.api == ApiKind::Lichess {
+            let (Some(first), Some(second)) = (lichess_accounts.next(), lichess_accounts.next())
+            else {
+                break;
+            };
+            let http = http.clone();
+            slots.spawn(async move {
+                tokio::time::sleep_until(first_game_at).await;
+                let permit = setups.acquire().await;
+                let pair = Pair::new(http, [first, second]).await;
+                drop(permit);
+                let mut pair = match pair {
+                    Ok(pair) => pair,
+                    Err(failure) => {
+                        recorder.error(&failure.0);
+                        return Instant::now();
+                    }
+                };
+                while Instant::now() < stop_starting && take_one(&games_left) {
+                    if pair.play_game(rules, &recorder).await == Ending::Failed {
+                        tokio::time::sleep(FAILURE_BACKOFF).await;
+                    }
+                }
+                Instant::now()
+            });
+            continue;
+        }
         slots.spawn(async move {
             tokio::time::sleep_until(first_game_at).await;
             let table = Table {

@@ -148,20 +148,25 @@ impl Transaction {
     }
 
     /// What the `players` table says holds a seat. An empty seat or an
-    /// unknown player counts as a guest: it never pays.
+    /// unknown player counts as a guest: it never pays. A bot account counts
+    /// as the computer: an engine neither earns rewards nor pays them to its
+    /// opponent.
     async fn seat(&mut self, player: Option<Uuid>) -> Result<SeatHolder> {
         let Some(player) = player else {
             return Ok(SeatHolder::Guest);
         };
-        let kind: Option<String> = with_conn!(self, conn => {
-            sqlx::query_scalar("select kind from players where id = $1")
-                .bind(player.to_string())
-                .fetch_optional(&mut *conn)
-                .await?
+        let kind: Option<(String, bool)> = with_conn!(self, conn => {
+            sqlx::query_as(
+                "select p.kind, coalesce(a.bot, false) from players p \
+                 left join accounts a on a.player_id = p.id where p.id = $1",
+            )
+            .bind(player.to_string())
+            .fetch_optional(&mut *conn)
+            .await?
         });
-        Ok(match kind.as_deref() {
-            Some("account") => SeatHolder::Account(player),
-            Some("computer") => SeatHolder::Computer,
+        Ok(match kind {
+            Some((kind, false)) if kind == "account" => SeatHolder::Account(player),
+            Some((kind, _)) if kind == "account" || kind == "computer" => SeatHolder::Computer,
             _ => SeatHolder::Guest,
         })
     }

@@ -198,9 +198,11 @@ mod accounts;
 mod batch;
 mod ledger;
 mod nodes;
+mod tokens;
 mod transaction;
 
 pub use accounts::{AccountRow, SignUpError};
+pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 
 /// The database: players, games, moves and seeks.

@@ -17,6 +17,7 @@ mod computer;
 mod endings;
 mod identity;
 mod ledger;
+mod lichess;
 mod lobby;
 mod metrics;
 mod nodes;

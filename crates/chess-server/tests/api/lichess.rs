@@ -1,0 +1,1078 @@
+//! The lichess Board and Bot API end to end (`docs/lichess-api.md`): the
+//! real server, personal access tokens, NDJSON streams read as a client
+//! reads them, on both databases.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Guest, TestApp};
+use crate::on_both_backends;
+
+/// An account with a token.
+struct Player {
+    web: Guest,
+    token: String,
+}
+
+/// One NDJSON response, read line by line.
+struct Ndjson {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+    keep_alives: usize,
+}
+
+impl Ndjson {
+    /// The next JSON line (keep-alive lines are counted and skipped);
+    /// `None` when the stream ended or nothing came within `wait`.
+    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.iter().position(|byte| *byte == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                let text = String::from_utf8(line).expect("utf-8");
+                if text.trim().is_empty() {
+                    self.keep_alives += 1;
+                    continue;
+                }
+                return Some(serde_json::from_str(&text).expect("a json line"));
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .ok()?
+                .expect("stream read")?;
+            self.buffer.extend_from_slice(&chunk);
+        }
+    }
+
+    async fn next(&mut self) -> Value {
+        self.next_within(Duration::from_secs(10))
+            .await
+            .expect("a line on the stream")
+    }
+
+    /// The next line of `kind`, skipping others.
+    async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let line = self.next().await;
+            if line["type"] == kind {
+                return line;
+            }
+        }
+    }
+
+    /// Whether the server ends the stream within `wait` (no more lines).
+    async fn ends_within(&mut self, wait: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.response.chunk()).await {
+                Err(_) => return false,
+                Ok(Ok(None) | Err(_)) => return true,
+                Ok(Ok(Some(chunk))) => self.buffer.extend_from_slice(&chunk),
+            }
+        }
+    }
+}
+
+impl TestApp {
+    /// A new account named `name` with a token of `scopes`.
+    async fn api_player(&self, name: &str, scopes: &[&str]) -> Player {
+        let guest = self.guest().await;
+        let web = self.sign_up(&guest, name).await;
+        let token = self.new_token(&web, scopes).await;
+        Player { web, token }
+    }
+
+    async fn new_token(&self, web: &Guest, scopes: &[&str]) -> String {
+        let (status, body) = self
+            .post(
+                "/api/account/tokens",
+                web,
+                json!({ "description": "test client", "scopes": scopes }),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        body["token"].as_str().expect("the token text").to_owned()
+    }
+
+    /// A request with a bearer token and an optional form body.
+    async fn api(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        form: &[(&str, &str)],
+    ) -> (u16, Value) {
+        let response = self.api_response(method, path, token, form).await;
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("body");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn api_response(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        form: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let mut request = reqwest::Client::new().request(method, format!("{}{path}", self.address));
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if !form.is_empty() {
+            let body: Vec<String> = form
+                .iter()
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect();
+            request = request
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(body.join("&"));
+        }
+        request.send().await.expect("request")
+    }
+
+    async fn stream(&self, path: &str, token: &str) -> Ndjson {
+        let response = self.api_response("GET", path, Some(token), &[]).await;
+        assert_eq!(response.status(), 200, "GET {path}");
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/x-ndjson",
+            "GET {path}"
+        );
+        Ndjson {
+            response,
+            buffer: Vec::new(),
+            keep_alives: 0,
+        }
+    }
+
+    /// `challenger` challenges `dest` (by name) and `dest` accepts: the game
+    /// id, from both players' `gameStart`.
+    async fn api_game(
+        &self,
+        challenger: &Player,
+        challenger_events: &mut Ndjson,
+        dest: &Player,
+        dest_events: &mut Ndjson,
+        form: &[(&str, &str)],
+    ) -> String {
+        let (status, created) = self
+            .api(
+                "POST",
+                &format!("/api/challenge/{}", dest.web.name),
+                Some(&challenger.token),
+                form,
+            )
+            .await;
+        assert_eq!(status, 200, "{created}");
+        let challenge_id = created["challenge"]["id"].as_str().expect("id").to_owned();
+        let incoming = dest_events.next_of("challenge").await;
+        assert_eq!(incoming["challenge"]["id"], challenge_id);
+        assert_eq!(incoming["challenge"]["direction"], "in");
+        assert_eq!(
+            incoming["challenge"]["challenger"]["name"],
+            challenger.web.name
+        );
+        let (status, body) = self
+            .api(
+                "POST",
+                &format!("/api/challenge/{challenge_id}/accept"),
+                Some(&dest.token),
+                &[],
+            )
+            .await;
+        assert_eq!((status, &body), (200, &json!({ "ok": true })));
+        let started = challenger_events.next_of("gameStart").await;
+        let game_id = started["game"]["gameId"]
+            .as_str()
+            .expect("game id")
+            .to_owned();
+        assert_eq!(
+            dest_events.next_of("gameStart").await["game"]["gameId"],
+            game_id
+        );
+        game_id
+    }
+}
+
+fn error_text(body: &Value) -> &str {
+    body["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a lichess error: {body}"))
+}
+
+on_both_backends!(
+    tokens_are_created_listed_used_and_revoked,
+    |app: TestApp| async move {
+        let alice = app
+            .api_player("Alice", &["board:play", "challenge:read"])
+            .await;
+        assert!(alice.token.starts_with("lip_"), "{}", alice.token);
+
+        let (status, account) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
+        assert_eq!(status, 200, "{account}");
+        assert_eq!(account["id"], "alice");
+        assert_eq!(account["username"], "Alice");
+        assert!(account.get("title").is_none(), "not a bot: {account}");
+        // The same path with the session cookie is still the web's account.
+        let (_, web) = app.get("/api/account", Some(&alice.web.cookie)).await;
+        assert_eq!(web["id"], alice.web.id.as_str());
+        assert_eq!(web["kind"], "account");
+
+        let (status, list) = app
+            .get("/api/account/tokens", Some(&alice.web.cookie))
+            .await;
+        assert_eq!(status, 200);
+        let tokens = list["tokens"].as_array().expect("tokens");
+        assert_eq!(tokens.len(), 1, "{list}");
+        assert_eq!(tokens[0]["scopes"], json!(["board:play", "challenge:read"]));
+        assert!(
+            tokens[0]["last_used_at"].is_i64(),
+            "the use is recorded: {list}"
+        );
+        assert!(
+            !list.to_string().contains(&alice.token),
+            "the text is never listed"
+        );
+
+        let id = tokens[0]["id"].as_str().expect("id").to_owned();
+        let (status, _) = app
+            .send(
+                "DELETE",
+                &format!("/api/account/tokens/{id}"),
+                Some(&alice.web.cookie),
+                None,
+            )
+            .await;
+        assert_eq!(status, 204);
+        let (status, body) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
+        assert_eq!(status, 401, "a revoked token stops working: {body}");
+        error_text(&body);
+        let (status, _) = app
+            .send(
+                "DELETE",
+                &format!("/api/account/tokens/{id}"),
+                Some(&alice.web.cookie),
+                None,
+            )
+            .await;
+        assert_eq!(status, 404, "revoked already");
+        let (_, list) = app
+            .get("/api/account/tokens", Some(&alice.web.cookie))
+            .await;
+        assert_eq!(list["tokens"], json!([]));
+    }
+);
+
+on_both_backends!(token_requests_are_checked, |app: TestApp| async move {
+    let alice = app.api_player("Alice", &["board:play"]).await;
+    let bob_guest = app.guest().await;
+    let bob = app.sign_up(&bob_guest, "Bob").await;
+    let cases = [
+        (
+            json!({ "description": "", "scopes": ["board:play"] }),
+            "invalid_description",
+        ),
+        (
+            json!({ "description": "x".repeat(101), "scopes": ["board:play"] }),
+            "invalid_description",
+        ),
+        (
+            json!({ "description": "ok", "scopes": [] }),
+            "invalid_scope",
+        ),
+        (
+            json!({ "description": "ok", "scopes": ["email:read"] }),
+            "invalid_scope",
+        ),
+    ];
+    for (body, code) in cases {
+        let (status, reply) = app.post("/api/account/tokens", &bob, body.clone()).await;
+        assert_eq!(
+            (status, reply["error"]["code"].as_str()),
+            (422, Some(code)),
+            "{body}"
+        );
+    }
+    let (status, reply) = app
+        .post("/api/account/tokens", &bob, json!({ "description": "ok" }))
+        .await;
+    assert_eq!(status, 422, "missing scopes: {reply}");
+    // A guest (no account) and a stranger's token id.
+    let guest = app.guest().await;
+    let (status, _) = app
+        .post(
+            "/api/account/tokens",
+            &guest,
+            json!({ "description": "x", "scopes": ["board:play"] }),
+        )
+        .await;
+    assert_eq!(status, 401);
+    let (_, list) = app
+        .get("/api/account/tokens", Some(&alice.web.cookie))
+        .await;
+    let alice_token_id = list["tokens"][0]["id"].as_str().expect("id").to_owned();
+    let (status, _) = app
+        .send(
+            "DELETE",
+            &format!("/api/account/tokens/{alice_token_id}"),
+            Some(&bob.cookie),
+            None,
+        )
+        .await;
+    assert_eq!(status, 404, "Bob cannot revoke Alice's token");
+    let (status, _) = app
+        .api("GET", "/api/account", Some(&alice.token), &[])
+        .await;
+    assert_eq!(status, 200, "and it still works");
+
+    // Bad bearer tokens: lichess's 401 with an error text.
+    for token in [None, Some("lip_0000"), Some("not-a-token"), Some("")] {
+        let (status, body) = app.api("GET", "/api/stream/event", token, &[]).await;
+        assert_eq!(status, 401, "{token:?}: {body}");
+        error_text(&body);
+    }
+    // A scope the token lacks: 403.
+    let (status, body) = app
+        .api("POST", "/api/bot/account/upgrade", Some(&alice.token), &[])
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(error_text(&body).contains("bot:play"), "{body}");
+    let (status, body) = app
+        .api(
+            "POST",
+            "/api/challenge/bob",
+            Some(&alice.token),
+            &[("clock.limit", "300")],
+        )
+        .await;
+    assert_eq!(status, 200, "board:play may challenge: {body}");
+    let reader = app.api_player("Reader", &["challenge:read"]).await;
+    let (status, body) = app
+        .api(
+            "POST",
+            "/api/board/seek",
+            Some(&reader.token),
+            &[("time", "5"), ("increment", "0")],
+        )
+        .await;
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = app
+        .api("POST", "/api/challenge/alice", Some(&reader.token), &[])
+        .await;
+    assert_eq!(status, 403, "challenge:read cannot write");
+});
+
+on_both_backends!(
+    a_bot_and_a_board_player_play_to_mate_and_the_bot_earns_nothing,
+    |app: TestApp| async move {
+        let alice = app
+            .api_player(
+                "Alice",
+                &["board:play", "challenge:read", "challenge:write"],
+            )
+            .await;
+        let bot = app.api_player("Engine", &["bot:play"]).await;
+        let (status, body) = app
+            .api("POST", "/api/bot/account/upgrade", Some(&bot.token), &[])
+            .await;
+        assert_eq!((status, &body), (200, &json!({ "ok": true })));
+        let (_, account) = app.api("GET", "/api/account", Some(&bot.token), &[]).await;
+        assert_eq!(account["title"], "BOT");
+
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bot_events = app.stream("/api/stream/event", &bot.token).await;
+        // Alice plays white; the bot wins with fool's mate.
+        let game = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bot,
+                &mut bot_events,
+                &[
+                    ("clock.limit", "300"),
+                    ("clock.increment", "2"),
+                    ("color", "white"),
+                    ("rated", "false"),
+                ],
+            )
+            .await;
+
+        // A board account cannot use the bot stream and the bot not the board one.
+        let (status, _) = app
+            .api(
+                "GET",
+                &format!("/api/bot/game/stream/{game}"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 403);
+        let (status, _) = app
+            .api(
+                "GET",
+                &format!("/api/board/game/stream/{game}"),
+                Some(&bot.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 403);
+
+        let mut alice_game = app
+            .stream(&format!("/api/board/game/stream/{game}"), &alice.token)
+            .await;
+        let mut bot_game = app
+            .stream(&format!("/api/bot/game/stream/{game}"), &bot.token)
+            .await;
+        let full = alice_game.next().await;
+        assert_eq!(full["type"], "gameFull", "{full}");
+        assert_eq!(full["id"], game.as_str());
+        assert_eq!(full["white"]["name"], "Alice");
+        assert_eq!(full["black"]["name"], "Engine");
+        assert_eq!(full["black"]["title"], "BOT");
+        assert_eq!(
+            full["clock"],
+            json!({ "initial": 300_000, "increment": 2000 })
+        );
+        assert_eq!(full["initialFen"], "startpos");
+        assert_eq!(full["state"]["moves"], "");
+        assert_eq!(full["state"]["status"], "started");
+        assert_eq!(full["state"]["wtime"], 300_000);
+        assert_eq!(full["state"]["winc"], 2000);
+        assert_eq!(bot_game.next().await["type"], "gameFull");
+
+        // Out of turn, illegal and malformed moves: lichess's 400 with a text.
+        let cases = [
+            (&bot.token, "bot", "e7e5"),
+            (&alice.token, "board", "e2e5"),
+            (&alice.token, "board", "zz99"),
+        ];
+        for (token, api, uci) in cases {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/{api}/game/{game}/move/{uci}"),
+                    Some(token),
+                    &[],
+                )
+                .await;
+            assert_eq!(status, 400, "{uci}: {body}");
+            error_text(&body);
+        }
+
+        let moves = [
+            ("f2f3", &alice, "board"),
+            ("e7e5", &bot, "bot"),
+            ("g2g4", &alice, "board"),
+            ("d8h4", &bot, "bot"),
+        ];
+        let mut played = Vec::new();
+        for (uci, player, api) in moves {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/{api}/game/{game}/move/{uci}"),
+                    Some(&player.token),
+                    &[],
+                )
+                .await;
+            assert_eq!((status, &body), (200, &json!({ "ok": true })), "{uci}");
+            played.push(uci);
+            let expected = played.join(" ");
+            for stream in [&mut alice_game, &mut bot_game] {
+                let state = stream.next().await;
+                assert_eq!(state["type"], "gameState", "{state}");
+                assert_eq!(state["moves"], expected.as_str(), "{state}");
+            }
+        }
+        // The last state said how it ended; then the stream ends.
+        for stream in [&mut alice_game, &mut bot_game] {
+            assert!(
+                stream.ends_within(Duration::from_secs(5)).await,
+                "the game stream ends"
+            );
+        }
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/move/a2a3"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 400, "the game is over: {body}");
+
+        for events in [&mut alice_events, &mut bot_events] {
+            let finish = events.next_of("gameFinish").await;
+            assert_eq!(finish["game"]["gameId"], game.as_str());
+            assert_eq!(finish["game"]["status"]["name"], "mate");
+            assert_eq!(finish["game"]["winner"], "black");
+        }
+        // A new stream of the finished game: gameFull with the ending, then the end.
+        let mut again = app
+            .stream(&format!("/api/board/game/stream/{game}"), &alice.token)
+            .await;
+        let full = again.next().await;
+        assert_eq!(full["state"]["status"], "mate");
+        assert_eq!(full["state"]["winner"], "black");
+        assert_eq!(full["state"]["moves"], "f2f3 e7e5 g2g4 d8h4");
+        assert!(again.ends_within(Duration::from_secs(5)).await);
+
+        let (status, pgn) = app.get_text(&format!("/api/games/{game}/pgn")).await;
+        assert_eq!(status, 200);
+        assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+        assert!(pgn.contains("Qh4#"), "{pgn}");
+
+        // A bot's win between two accounts pays nothing, to anyone.
+        assert_eq!(app.rewards(&bot.web).await["entries"], json!([]));
+        assert_eq!(app.rewards(&alice.web).await["entries"], json!([]));
+        // And a bot cannot be made of an account that has played.
+        let (status, body) = app
+            .api("POST", "/api/bot/account/upgrade", Some(&alice.token), &[])
+            .await;
+        assert_eq!(status, 403, "board:play only: {body}");
+        let alice_bot_token = app.new_token(&alice.web, &["bot:play"]).await;
+        let (status, body) = app
+            .api(
+                "POST",
+                "/api/bot/account/upgrade",
+                Some(&alice_bot_token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 400, "{body}");
+        let (_, account) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
+        assert!(account.get("title").is_none(), "still a person: {account}");
+    }
+);
+
+on_both_backends!(
+    two_board_accounts_play_through_the_api_and_the_winner_is_paid,
+    |app: TestApp| async move {
+        let scopes = ["board:play"];
+        let alice = app.api_player("Alice", &scopes).await;
+        let bob = app.api_player("Bob", &scopes).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let game = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bob,
+                &mut bob_events,
+                &[("color", "black"), ("days", "3")],
+            )
+            .await;
+        let mut bob_game = app
+            .stream(&format!("/api/board/game/stream/{game}"), &bob.token)
+            .await;
+        let full = bob_game.next().await;
+        assert_eq!(full["white"]["name"], "Bob");
+        assert_eq!(full["clock"], Value::Null, "correspondence: {full}");
+        assert_eq!(full["speed"], "correspondence");
+
+        // Takebacks and chat are refused clearly; a draw offer with a move,
+        // declined; then Bob resigns.
+        for path in ["takeback/yes", "chat"] {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/board/game/{game}/{path}"),
+                    Some(&bob.token),
+                    &[("room", "player"), ("text", "hi")],
+                )
+                .await;
+            assert_eq!(status, 400, "{path}: {body}");
+            error_text(&body);
+        }
+        // Too early for a draw offer (before each side has moved): the
+        // move stands, the offer is not made.
+        let moves = [
+            ("e2e4?offeringDraw=true", &bob),
+            ("e7e5", &alice),
+            ("g1f3?offeringDraw=true", &bob),
+        ];
+        for (mv, player) in moves {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/board/game/{game}/move/{mv}"),
+                    Some(&player.token),
+                    &[],
+                )
+                .await;
+            assert_eq!(status, 200, "{mv}: {body}");
+        }
+        let state = bob_game.next_of("gameState").await;
+        assert_eq!(
+            (&state["moves"], &state["wdraw"]),
+            (&json!("e2e4"), &json!(false))
+        );
+        assert_eq!(bob_game.next_of("gameState").await["moves"], "e2e4 e7e5");
+        let state = bob_game.next_of("gameState").await;
+        assert_eq!(state["moves"], "e2e4 e7e5 g1f3");
+        let state = if state["wdraw"] == true {
+            state
+        } else {
+            bob_game.next_of("gameState").await
+        };
+        assert_eq!(state["wdraw"], true, "{state}");
+        assert_eq!(state["bdraw"], false);
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/draw/no"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(bob_game.next_of("gameState").await["wdraw"], false);
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/draw/maybe"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 400, "{body}");
+
+        // Someone else's game does not exist for them.
+        let carol = app.api_player("Carol", &scopes).await;
+        for path in ["move/b8c6", "resign", "abort", "draw/yes"] {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/board/game/{game}/{path}"),
+                    Some(&carol.token),
+                    &[],
+                )
+                .await;
+            assert_eq!(status, 404, "{path}: {body}");
+            assert_eq!(error_text(&body), "No such game");
+        }
+        let (status, _) = app
+            .api(
+                "GET",
+                &format!("/api/board/game/stream/{game}"),
+                Some(&carol.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 404);
+        let (status, _) = app
+            .api(
+                "POST",
+                "/api/board/game/not-a-game/resign",
+                Some(&carol.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 404);
+
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/resign"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        let last = bob_game.next_of("gameState").await;
+        assert_eq!(last["status"], "resign");
+        assert_eq!(last["winner"], "black");
+        let finish = alice_events.next_of("gameFinish").await;
+        assert_eq!(finish["game"]["color"], "black");
+        assert_eq!(finish["game"]["opponent"]["username"], "Bob");
+
+        let rewards = app.rewards(&alice.web).await;
+        assert_eq!(
+            rewards["total_cents"], 100,
+            "two people's decisive game pays: {rewards}"
+        );
+    }
+);
+
+on_both_backends!(
+    challenges_are_declined_cancelled_and_checked,
+    |app: TestApp| async move {
+        let alice = app
+            .api_player("Alice", &["challenge:write", "challenge:read"])
+            .await;
+        let bob = app
+            .api_player("Bob", &["challenge:write", "challenge:read"])
+            .await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+
+        let bad = [
+            ("nobody", vec![("clock.limit", "300")], 404),
+            ("alice", vec![("clock.limit", "300")], 400),
+            ("bob", vec![("clock.limit", "300"), ("rated", "true")], 400),
+            ("bob", vec![("clock.limit", "7")], 400),
+            ("bob", vec![("clock.limit", "abc")], 400),
+            ("bob", vec![("clock.increment", "3")], 400),
+            ("bob", vec![("clock.limit", "300"), ("color", "green")], 400),
+            (
+                "bob",
+                vec![("clock.limit", "300"), ("variant", "chess960")],
+                400,
+            ),
+        ];
+        for (target, form, expected) in bad {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/challenge/{target}"),
+                    Some(&alice.token),
+                    &form,
+                )
+                .await;
+            assert_eq!(status, expected, "{target} {form:?}: {body}");
+            error_text(&body);
+        }
+
+        // Declined: the challenger hears why.
+        let (_, created) = app
+            .api(
+                "POST",
+                "/api/challenge/BOB",
+                Some(&alice.token),
+                &[("clock.limit", "180"), ("clock.increment", "0")],
+            )
+            .await;
+        let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+        assert_eq!(created["challenge"]["timeControl"]["limit"], 180);
+        assert_eq!(created["challenge"]["speed"], "blitz");
+        assert_eq!(
+            alice_events.next_of("challenge").await["challenge"]["direction"],
+            "out"
+        );
+        assert_eq!(
+            bob_events.next_of("challenge").await["challenge"]["id"],
+            id.as_str()
+        );
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/accept"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(
+            status, 404,
+            "the challenger cannot accept their own challenge"
+        );
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/decline"),
+                Some(&bob.token),
+                &[("reason", "later")],
+            )
+            .await;
+        assert_eq!(status, 200);
+        let declined = alice_events.next_of("challengeDeclined").await;
+        assert_eq!(declined["challenge"]["id"], id.as_str());
+        assert_eq!(declined["challenge"]["declineReasonKey"], "later");
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/accept"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 404, "a declined challenge is gone");
+
+        // Cancelled: the challenged account hears it; a stream opened
+        // meanwhile lists the challenges still waiting.
+        let (_, created) = app
+            .api("POST", "/api/challenge/bob", Some(&alice.token), &[])
+            .await;
+        let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+        assert_eq!(created["challenge"]["timeControl"]["type"], "unlimited");
+        let mut late = app.stream("/api/stream/event", &bob.token).await;
+        assert_eq!(
+            late.next_of("challenge").await["challenge"]["id"],
+            id.as_str()
+        );
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/cancel"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 404, "only the challenger cancels");
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/cancel"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            bob_events.next_of("challengeCanceled").await["challenge"]["id"],
+            id.as_str()
+        );
+        assert_eq!(
+            late.next_of("challengeCanceled").await["challenge"]["status"],
+            "canceled"
+        );
+    }
+);
+
+on_both_backends!(
+    a_board_seek_lives_while_its_request_is_open,
+    |app: TestApp| async move {
+        let alice = app.api_player("Alice", &["board:play"]).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+
+        // Closing the request cancels the seek.
+        let seek = app
+            .api_response(
+                "POST",
+                "/api/board/seek",
+                Some(&alice.token),
+                &[("time", "5"), ("increment", "0")],
+            )
+            .await;
+        assert_eq!(seek.status(), 200);
+        let (_, seeks) = app.get("/api/lobby/seeks", None).await;
+        assert_eq!(seeks["seeks"].as_array().map(Vec::len), Some(1), "{seeks}");
+        drop(seek);
+        let mut gone = false;
+        for _ in 0..50 {
+            let (_, seeks) = app.get("/api/lobby/seeks", None).await;
+            if seeks["seeks"] == json!([]) {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(gone, "the seek left the lobby with its request");
+
+        // Taken on the web page: the request ends and the game is on the event stream.
+        let seek = app
+            .api_response(
+                "POST",
+                "/api/board/seek",
+                Some(&alice.token),
+                &[("time", "3"), ("increment", "2"), ("color", "white")],
+            )
+            .await;
+        let mut seek = Ndjson {
+            response: seek,
+            buffer: Vec::new(),
+            keep_alives: 0,
+        };
+        let (_, seeks) = app.get("/api/lobby/seeks", None).await;
+        let seek_id = seeks["seeks"][0]["id"]
+            .as_str()
+            .expect("the seek")
+            .to_owned();
+        assert_eq!(seeks["seeks"][0]["player"]["name"], "Alice");
+        let person = app.guest().await;
+        let (status, joined) = app
+            .post(
+                &format!("/api/lobby/seeks/{seek_id}/join"),
+                &person,
+                json!({}),
+            )
+            .await;
+        assert_eq!(status, 200, "{joined}");
+        assert!(
+            seek.ends_within(Duration::from_secs(5)).await,
+            "the seek request ends"
+        );
+        let started = alice_events.next_of("gameStart").await;
+        assert_eq!(started["game"]["gameId"], joined["game_id"]);
+        assert_eq!(started["game"]["color"], "white");
+        assert_eq!(started["game"]["isMyTurn"], true);
+        assert_eq!(
+            started["game"]["opponent"]["username"],
+            person.name.as_str()
+        );
+
+        // Bad seeks.
+        for form in [
+            vec![("increment", "2")],
+            vec![("time", "0.1"), ("increment", "0")],
+            vec![],
+        ] {
+            let (status, body) = app
+                .api("POST", "/api/board/seek", Some(&alice.token), &form)
+                .await;
+            assert_eq!(status, 400, "{form:?}: {body}");
+        }
+    }
+);
+
+on_both_backends!(
+    two_api_seeks_pair_and_an_aborted_game_says_so,
+    |app: TestApp| async move {
+        let bot = app.api_player("Engine", &["bot:play"]).await;
+        let (status, _) = app
+            .api("POST", "/api/bot/account/upgrade", Some(&bot.token), &[])
+            .await;
+        assert_eq!(status, 200);
+        let alice = app.api_player("Alice", &["board:play"]).await;
+        let mut bot_events = app.stream("/api/stream/event", &bot.token).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+
+        // A bot may seek here; a matching seek of someone else pairs with it.
+        let bot_seek = app
+            .api_response(
+                "POST",
+                "/api/board/seek",
+                Some(&bot.token),
+                &[("time", "1"), ("increment", "1")],
+            )
+            .await;
+        assert_eq!(bot_seek.status(), 200);
+        let mut bot_seek = Ndjson {
+            response: bot_seek,
+            buffer: Vec::new(),
+            keep_alives: 0,
+        };
+        let alice_seek = app
+            .api_response(
+                "POST",
+                "/api/board/seek",
+                Some(&alice.token),
+                &[("time", "1"), ("increment", "1")],
+            )
+            .await;
+        let mut alice_seek = Ndjson {
+            response: alice_seek,
+            buffer: Vec::new(),
+            keep_alives: 0,
+        };
+        assert!(
+            alice_seek.ends_within(Duration::from_secs(5)).await,
+            "paired at once"
+        );
+        assert!(
+            bot_seek.ends_within(Duration::from_secs(5)).await,
+            "the bot's seek was taken"
+        );
+        let game = alice_events.next_of("gameStart").await["game"]["gameId"].clone();
+        assert_eq!(
+            bot_events.next_of("gameStart").await["game"]["gameId"],
+            game
+        );
+        let (_, seeks) = app.get("/api/lobby/seeks", None).await;
+        assert_eq!(seeks["seeks"], json!([]));
+
+        let game = game.as_str().expect("id").to_owned();
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/abort"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!((status, &body), (200, &json!({ "ok": true })));
+        for events in [&mut alice_events, &mut bot_events] {
+            let finish = events.next_of("gameFinish").await;
+            assert_eq!(finish["game"]["status"]["name"], "aborted", "{finish}");
+            assert!(finish["game"].get("winner").is_none());
+        }
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/bot/game/{game}/resign"),
+                Some(&bot.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 400, "over already: {body}");
+    }
+);
+
+/// The `chess_live_games` gauge of `app`'s metrics listener.
+async fn live_games(app: &TestApp) -> Option<f64> {
+    let address = app.metrics_address.expect("a metrics listener");
+    let text = reqwest::get(format!("http://{address}/metrics"))
+        .await
+        .expect("GET /metrics")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find_map(|line| line.strip_prefix("chess_live_games ")?.parse().ok())
+}
+
+on_both_backends!(
+    a_finished_api_game_leaves_memory_once_its_streams_end,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.metrics_listen = Some("127.0.0.1:0".parse().expect("an address"));
+        let app = app.restart_with(settings).await;
+        let alice = app.api_player("Alice", &["board:play"]).await;
+        let bob = app.api_player("Bob", &["board:play"]).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let game = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bob,
+                &mut bob_events,
+                &[("color", "white")],
+            )
+            .await;
+        let mut streams = Vec::new();
+        for player in [&alice, &bob] {
+            let mut stream = app
+                .stream(&format!("/api/board/game/stream/{game}"), &player.token)
+                .await;
+            assert_eq!(stream.next().await["type"], "gameFull");
+            streams.push(stream);
+        }
+        assert_eq!(live_games(&app).await, Some(1.0));
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/abort"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        for stream in &mut streams {
+            assert!(stream.ends_within(Duration::from_secs(5)).await);
+        }
+        alice_events.next_of("gameFinish").await;
+        // The game streams and the watcher let go of the finished game: its
+        // owner unloads (the event streams stay open and hold nothing).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while live_games(&app).await != Some(0.0) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the finished game stayed loaded"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        drop(alice_events);
+    }
+);
