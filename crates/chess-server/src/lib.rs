@@ -27,6 +27,7 @@ pub mod ledger;
 pub mod lobby;
 pub mod metrics;
 pub mod model;
+pub mod overload;
 pub mod pgn;
 pub mod protocol;
 pub mod routes;

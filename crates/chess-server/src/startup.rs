@@ -23,6 +23,7 @@ use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
 use crate::metrics::{self, Metrics};
+use crate::overload::Admission;
 use crate::security::AllowedOrigins;
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
@@ -59,6 +60,8 @@ pub struct AppState {
     /// A folder to serve the web client from instead of the built-in copy.
     pub web_dir: Option<Arc<Path>>,
     pub metrics: Metrics,
+    /// The node's limits on open sockets and creations in flight.
+    pub admission: Admission,
 }
 
 /// Why the server could not start.
@@ -156,6 +159,7 @@ impl Application {
             settings.first_move_deadline_ms,
             shutdown_rx,
             metrics.clone(),
+            settings.write_queue,
         );
         hub.ensure_computer_players().await?;
         // Games whose clock ran out while no node ran are flagged by the
@@ -212,6 +216,12 @@ impl Application {
             },
             web_dir: settings.web_dir.as_deref().map(Arc::from),
             metrics: metrics.clone(),
+            admission: Admission::new(
+                settings
+                    .max_sockets
+                    .unwrap_or_else(crate::overload::default_max_sockets),
+                settings.max_concurrent_creations,
+            ),
         };
         let router = crate::routes::router(state).merge(crate::accounts::http::router(accounts));
         let router = crate::security::protect(router, allowed_origins)

@@ -61,6 +61,15 @@ impl Refusal {
             "the game could not be saved just now; nothing changed, try again",
         )
     }
+
+    /// The node's writer has as many changes waiting as it may: nothing
+    /// happened, the client may send the command again shortly.
+    pub fn busy() -> Refusal {
+        Refusal::new(
+            "busy",
+            "the server is saving as many changes as it can; nothing changed, try again shortly",
+        )
+    }
 }
 
 impl From<GameError> for Refusal {

@@ -648,6 +648,7 @@ impl Owner {
             Err(WriteError::Unavailable(_) | WriteError::Stopped) => {
                 return Err(Refusal::unavailable());
             }
+            Err(WriteError::Busy) => return Err(Refusal::busy()),
         }
 
         self.entry.row = row;
@@ -871,8 +872,8 @@ impl Owner {
                 code = refusal.code,
                 "the engine's move was not played"
             );
-            if refusal.code == "unavailable" {
-                // Do not search in a loop against a failing store.
+            if refusal.code == "unavailable" || refusal.code == "busy" {
+                // Do not search in a loop against a failing or saturated store.
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }

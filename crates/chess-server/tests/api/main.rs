@@ -12,6 +12,7 @@ mod identity;
 mod lobby;
 mod metrics;
 mod nodes;
+mod overload;
 mod premoves;
 mod restart;
 mod security;
