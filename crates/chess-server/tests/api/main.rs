@@ -7,6 +7,7 @@ mod accounts;
 mod bad_input;
 mod clocks;
 mod computer;
+mod disk_faults;
 mod endings;
 mod identity;
 mod lobby;
