@@ -9,12 +9,15 @@
 //! gives), and `PRAGMA query_only` makes every write fail with
 //! `SQLITE_READONLY` (what a read-only file gives). Both pragmas belong to a
 //! connection, so they are set on every connection of the pool.
-//! `docs/reliability.md` has the probes on a real full filesystem.
+//!
+//! A real full disk fails differently: SQLite writes the log at `COMMIT`,
+//! so the commit itself fails. The last test makes one on a small tmpfs
+//! when it may mount one (root with `CAP_SYS_ADMIN`), and skips otherwise.
 
 use chess_rules::Position;
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, Guest, Socket, TestApp, clock, spawn_app};
+use crate::helpers::{Backend, Guest, Socket, TestApp, clock, spawn_app, start, test_settings};
 
 async fn sqlite_app() -> TestApp {
     spawn_app(Backend::Sqlite)
@@ -248,5 +251,92 @@ async fn a_read_only_database_refuses_writes_as_unavailable_and_recovers() {
     assert_eq!(stored_moves(&app, &game.game, &guest).await, game.acked);
     let (status, _, body) = create_local(&app, &guest).await;
     assert_eq!(status, 201, "{body}");
+    app.stop().await;
+}
+
+/// A small tmpfs mounted for one test, unmounted (lazily, so a server still
+/// holding files cannot keep it) when dropped.
+struct SmallDisk {
+    path: std::path::PathBuf,
+}
+
+impl SmallDisk {
+    /// Mounts `size` (`4m`), or `None` when this process may not mount.
+    fn mount(size: &str) -> Option<SmallDisk> {
+        let path = std::env::temp_dir().join(format!("chess-small-disk-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).ok()?;
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !mounted {
+            let _ = std::fs::remove_dir(&path);
+            return None;
+        }
+        Some(SmallDisk { path })
+    }
+
+    /// Fills what is left of the disk with a file; removing it frees the space.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let filler = self.path.join("filler");
+        let mut file = std::fs::File::create(&filler).expect("the filler file");
+        let block = vec![0u8; 4096];
+        while file.write_all(&block).is_ok() {}
+        let _ = file.sync_all();
+        filler
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.path)
+            .status();
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_refused_by_a_really_full_disk_does_not_spoil_the_connection() {
+    let Some(disk) = SmallDisk::mount("4m") else {
+        eprintln!("skipping: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+        return;
+    };
+    let url = format!("sqlite://{}", disk.path.join("chess.db").display());
+    let mut app = start(test_settings(&url), Backend::Sqlite).await;
+    let guest = app.guest().await;
+    let mut game = Played::start(&app, &guest).await;
+    let opening = game.next_move().expect("a first move");
+    assert_eq!(game.send(&opening).await, "ack");
+
+    // No space left: the next commit cannot grow the log.
+    let filler = disk.fill();
+    let mut refused = None;
+    for _ in 0..50 {
+        let mv = game.next_move().expect("a move");
+        match game.send(&mv).await.as_str() {
+            "ack" => {}
+            "unavailable" => {
+                refused = Some(mv);
+                break;
+            }
+            other => panic!("a move on a full disk refused with {other}"),
+        }
+    }
+    let refused = refused.expect("a move refused while the disk is full");
+
+    // Space comes back: from the first move on, every one is played. A
+    // connection whose COMMIT failed must not refuse the moves after it.
+    std::fs::remove_file(filler).expect("free the space");
+    assert_eq!(game.send(&refused).await, "ack");
+    for _ in 0..30 {
+        let Some(mv) = game.next_move() else { break };
+        assert_eq!(game.send(&mv).await, "ack", "after {:?}", game.acked);
+    }
+    assert_eq!(stored_moves(&app, &game.game, &guest).await, game.acked);
     app.stop().await;
 }
