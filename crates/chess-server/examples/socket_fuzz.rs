@@ -127,6 +127,9 @@ async fn fuzz(args: &Args) -> Result<Tally, String> {
     // The rate limit is not under test: every frame must be looked at.
     server.set_env("WS_RATE_PER_SECOND", "1000000");
     server.set_env("WS_RATE_BURST", "1000000");
+    // Every game is three new guests from this one address: the default of
+    // 60 an hour would end the run after 20 games.
+    server.set_env("NEW_GUESTS_PER_ADDRESS_PER_HOUR", "100000000");
     server.spawn().map_err(|e| e.to_string())?;
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(15))

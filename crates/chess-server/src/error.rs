@@ -2,7 +2,8 @@
 //! for 4xx; an opaque `internal` for 5xx, with the cause logged.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -19,6 +20,15 @@ pub enum ApiError {
     },
     /// A server failure; the cause is logged, the client sees only `internal`.
     Internal(Box<dyn std::error::Error + Send + Sync>),
+    /// The node is at one of its limits (sockets, requests in flight):
+    /// `429 busy` with `Retry-After`; nothing was done.
+    Busy {
+        message: &'static str,
+        retry_after_seconds: u32,
+    },
+    /// The database cannot take the request now (unreachable, disk full,
+    /// read-only): `503 unavailable` with `Retry-After`, the cause logged.
+    Unavailable(StoreError),
 }
 
 impl ApiError {
@@ -43,8 +53,25 @@ impl ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
-        ApiError::Internal(Box::new(error))
+        if error.is_unavailable() {
+            ApiError::Unavailable(error)
+        } else {
+            ApiError::Internal(Box::new(error))
+        }
     }
+}
+
+/// `status` with an API error body and a `Retry-After` of `seconds`.
+fn retry_later(status: StatusCode, code: &str, message: &str, seconds: u32) -> Response {
+    let mut response = (
+        status,
+        Json(json!({ "error": { "code": code, "message": message } })),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(seconds));
+    response
 }
 
 impl IntoResponse for ApiError {
@@ -66,6 +93,24 @@ impl IntoResponse for ApiError {
                     Json(json!({ "error": { "code": "internal", "message": "the server failed; it has been logged" } })),
                 )
                     .into_response()
+            }
+            ApiError::Busy {
+                message,
+                retry_after_seconds,
+            } => retry_later(
+                StatusCode::TOO_MANY_REQUESTS,
+                "busy",
+                message,
+                retry_after_seconds,
+            ),
+            ApiError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "the database cannot take the request");
+                retry_later(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "the database cannot take this request just now; nothing changed, try again",
+                    1,
+                )
             }
         }
     }

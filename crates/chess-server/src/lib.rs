@@ -28,6 +28,7 @@ pub mod lichess;
 pub mod lobby;
 pub mod metrics;
 pub mod model;
+pub mod overload;
 pub mod pgn;
 pub mod protocol;
 pub mod routes;

@@ -1,5 +1,6 @@
 //! `chess-server`: reads settings, starts telemetry, runs the server until Ctrl-C or SIGTERM.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use chess_server::{Application, Settings, shutdown_signal, telemetry};
@@ -19,13 +20,16 @@ async fn main() -> ExitCode {
         Ok(app) => app,
         Err(error) => {
             tracing::error!(error = %error, "the server could not start");
-            eprintln!("chess-server: {error}");
+            let _ = writeln!(std::io::stderr(), "chess-server: {error}");
             return ExitCode::FAILURE;
         }
     };
-    println!("chess-server: open {}", app.url());
+    // Not `println!`, which panics when standard output cannot be written
+    // (a log file on a full disk): the server serves without its log.
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "chess-server: open {}", app.url());
     if let Some(address) = app.metrics_address() {
-        println!("chess-server: metrics at http://{address}/metrics");
+        let _ = writeln!(stdout, "chess-server: metrics at http://{address}/metrics");
     }
     match app.run_until_stopped(shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -219,6 +219,7 @@ impl Refusal {
             Refusal::MoveTooLate => "game_over",
             Refusal::Conflict => "conflict",
             Refusal::Unavailable => "unavailable",
+            Refusal::Busy => "busy",
         }
     }
 }

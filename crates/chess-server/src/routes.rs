@@ -253,6 +253,7 @@ async fn create_seek(
 ) -> Result<Response, ApiError> {
     let tc = parse_time_control(request.time_control)?;
     limit_game_creation(&state, &identity)?;
+    let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
     match state
         .lobby
@@ -278,6 +279,7 @@ async fn join_seek(
     Path(seek_id): Path<String>,
 ) -> Result<Response, ApiError> {
     let seek_id = parse_id(&seek_id, seek_not_found)?;
+    let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
     let game_id = state
         .lobby
@@ -314,6 +316,7 @@ async fn lobby_socket(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     check_origin(&state, &headers)?;
+    let place = state.admission.socket()?;
     let lobby = Arc::clone(&state.lobby);
     let viewer = viewer.map(|v| v.id);
     let session_ends = state.accounts.session_watch(&headers);
@@ -322,7 +325,12 @@ async fn lobby_socket(
         .max_message_size(64 * 1024)
         .read_buffer_size(SOCKET_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| metrics.lobby_socket(lobby.serve(socket, viewer, session_ends))))
+        .on_upgrade(move |socket| async move {
+            metrics
+                .lobby_socket(lobby.serve(socket, viewer, session_ends))
+                .await;
+            drop(place);
+        }))
 }
 
 #[derive(Debug, Deserialize)]
@@ -341,6 +349,7 @@ async fn create_challenge(
 ) -> Result<Response, ApiError> {
     let spec = spec_of(request.time_control, request.fen.as_deref(), false)?;
     limit_game_creation(&state, &identity)?;
+    let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
     let (white, black) = match request.color.resolve() {
         Color::White => (Some(player), None),
@@ -374,6 +383,7 @@ async fn create_local(
 ) -> Result<Response, ApiError> {
     let spec = spec_of(request.time_control, request.fen.as_deref(), true)?;
     limit_game_creation(&state, &identity)?;
+    let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
     let live = state
         .hub
@@ -410,6 +420,7 @@ async fn create_computer(
     })?;
     let spec = spec_of(request.time_control, None, true)?;
     limit_game_creation(&state, &identity)?;
+    let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
     let computer = computer_player(level);
     let (white, black) = match request.color.resolve() {
@@ -461,6 +472,7 @@ async fn join_challenge(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let _creating = state.admission.creation()?;
     let viewer = identity.id;
     let (seat, status, mode, seats) = inspect_game(&state, id, move |entry| {
         let seats = ByColor {
@@ -566,6 +578,8 @@ async fn game_socket(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     check_origin(&state, &headers)?;
+    // Before any work: a node at its cap sheds the socket at once.
+    let place = state.admission.socket()?;
     let live = live_game(&state, &id).await?;
     let hub = Arc::clone(&state.hub);
     let limits = state.socket_limits;
@@ -579,7 +593,7 @@ async fn game_socket(
         .max_message_size(64 * 1024)
         .read_buffer_size(SOCKET_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| {
+        .on_upgrade(move |socket| async move {
             tracing::Instrument::instrument(
                 metrics.game_socket(crate::games::socket::serve(
                     socket,
@@ -591,6 +605,8 @@ async fn game_socket(
                 )),
                 span,
             )
+            .await;
+            drop(place);
         }))
 }
 

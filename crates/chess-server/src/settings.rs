@@ -113,6 +113,22 @@ pub struct Settings {
     /// one, so the figures stay with whoever can reach that address.
     #[arg(long, env = "METRICS_LISTEN")]
     pub metrics_listen: Option<std::net::SocketAddr>,
+
+    /// Game and lobby WebSockets this node keeps open at once; past it an
+    /// upgrade is refused with `429 busy`. Default: the open-file limit less
+    /// a tenth kept for the database, the listener and plain HTTP requests.
+    #[arg(long, env = "MAX_SOCKETS")]
+    pub max_sockets: Option<usize>,
+
+    /// Game changes that may wait for the node's writer; past it a command is
+    /// refused with the socket code `busy` instead of waiting in line.
+    #[arg(long, env = "WRITE_QUEUE", default_value_t = 2048)]
+    pub write_queue: usize,
+
+    /// Requests creating or joining games and seeks served at once; past it
+    /// they are refused with `429 busy` (a slow database otherwise piles them up).
+    #[arg(long, env = "MAX_CONCURRENT_CREATIONS", default_value_t = 64)]
+    pub max_concurrent_creations: usize,
 }
 
 impl Settings {
@@ -147,6 +163,9 @@ impl fmt::Debug for Settings {
             .field("ws_silence_timeout_ms", &self.ws_silence_timeout_ms)
             .field("node_name", &self.node_name)
             .field("metrics_listen", &self.metrics_listen)
+            .field("max_sockets", &self.max_sockets)
+            .field("write_queue", &self.write_queue)
+            .field("max_concurrent_creations", &self.max_concurrent_creations)
             .finish()
     }
 }

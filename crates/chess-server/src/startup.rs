@@ -23,6 +23,7 @@ use crate::games::{Hub, SocketLimits};
 use crate::identity::GuestTokens;
 use crate::lobby::Lobby;
 use crate::metrics::{self, Metrics};
+use crate::overload::Admission;
 use crate::security::AllowedOrigins;
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
@@ -61,6 +62,8 @@ pub struct AppState {
     pub metrics: Metrics,
     /// The lichess-compatible API's challenges and event streams.
     pub lichess: Arc<crate::lichess::Lichess>,
+    /// The node's limits on open sockets and creations in flight.
+    pub admission: Admission,
 }
 
 /// Why the server could not start.
@@ -158,6 +161,7 @@ impl Application {
             settings.first_move_deadline_ms,
             shutdown_rx,
             metrics.clone(),
+            settings.write_queue,
         );
         hub.ensure_computer_players().await?;
         // Games whose clock ran out while no node ran are flagged by the
@@ -217,6 +221,12 @@ impl Application {
             web_dir: settings.web_dir.as_deref().map(Arc::from),
             metrics: metrics.clone(),
             lichess,
+            admission: Admission::new(
+                settings
+                    .max_sockets
+                    .unwrap_or_else(crate::overload::default_max_sockets),
+                settings.max_concurrent_creations,
+            ),
         };
         let router = crate::routes::router(state.clone())
             .merge(crate::accounts::http::router(accounts))

@@ -23,7 +23,13 @@ pub enum LogFormat {
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("warn,chess_server=info,tower_http=info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // A log that cannot be written (its disk is full) must not stop the
+    // server: by default the subscriber reports that on standard error with
+    // `eprintln!`, which panics when standard error fails too (the same full
+    // disk), and every request that logs would then die without an answer.
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .log_internal_errors(false);
     // `try_init` fails only when a subscriber is already installed (tests start many apps).
     let _ = match format {
         LogFormat::Text => builder.with_ansi(colour_wanted()).try_init(),

@@ -281,6 +281,12 @@ impl ServerProcess {
         }
     }
 
+    /// The running process's id.
+    #[allow(dead_code)] // Only the soak reads the process from /proc.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Whether the process is still running.
     pub fn is_running(&mut self) -> bool {
         self.child

@@ -169,6 +169,15 @@ impl Think {
     }
 }
 
+impl From<ThinkMs> for Think {
+    fn from(think_ms: ThinkMs) -> Think {
+        Think {
+            min: Duration::from_millis(think_ms.min),
+            max: Duration::from_millis(think_ms.max),
+        }
+    }
+}
+
 impl std::fmt::Display for Think {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.min == self.max {
@@ -276,10 +285,7 @@ impl Config {
             target,
             games: in_range("games", args.games.into(), 1, MAX_GAMES.into())?,
             moves: in_range("moves", args.moves.into(), 1, MAX_MOVES.into())?,
-            think: Think {
-                min: Duration::from_millis(think_ms.min),
-                max: Duration::from_millis(think_ms.max),
-            },
+            think: Think::from(think_ms),
             spectators: in_range(
                 "spectators",
                 args.spectators.into(),

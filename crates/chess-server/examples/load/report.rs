@@ -94,6 +94,34 @@ impl Recorder {
         })
     }
 
+    /// The ack and opponent latencies recorded after the first `acks` and
+    /// `broadcasts` of each: the figures of one time window, for a caller
+    /// that remembers how many it has seen. (Before [`Recorder::report`],
+    /// which sorts the samples.)
+    #[allow(dead_code)] // The soak reads windows; the load tool only the whole run.
+    pub fn latencies_after(
+        &self,
+        acks: usize,
+        broadcasts: usize,
+    ) -> (Vec<Duration>, Vec<Duration>) {
+        self.with(|totals| {
+            (
+                totals.ack.get(acks..).unwrap_or_default().to_vec(),
+                totals
+                    .broadcast
+                    .get(broadcasts..)
+                    .unwrap_or_default()
+                    .to_vec(),
+            )
+        })
+    }
+
+    /// Errors recorded so far, all codes together.
+    #[allow(dead_code)] // The soak samples it; the load tool reports by code.
+    pub fn errors_total(&self) -> u64 {
+        self.with(|totals| totals.errors.values().sum())
+    }
+
     /// An error by its code: the server's (`rate_limited`, `internal`, ...)
     /// or the tool's own (`timeout`, `socket_closed`, `http_503`, ...).
     pub fn error(&self, code: &str) {

@@ -84,7 +84,8 @@ pub struct Hub {
 
 impl Hub {
     /// A hub over `store` for node `node_name` (its address); its tasks stop
-    /// when `shutdown` turns true. Starts the writer; [`Hub::start`] starts
+    /// when `shutdown` turns true. Starts the writer (at most `write_queue`
+    /// changes waiting for it); [`Hub::start`] starts
     /// the rest of the background work.
     pub fn new(
         store: Store,
@@ -92,9 +93,11 @@ impl Hub {
         first_move_deadline_ms: u64,
         shutdown: watch::Receiver<bool>,
         metrics: Metrics,
+        write_queue: usize,
     ) -> (Arc<Hub>, tokio::task::JoinHandle<()>) {
         let node = Uuid::new_v4();
-        let (writer, writer_task) = Writer::start(store.clone(), node, metrics.clone());
+        let (writer, writer_task) =
+            Writer::start(store.clone(), node, metrics.clone(), write_queue);
         let hub = Arc::new(Hub {
             store,
             writer,

@@ -62,6 +62,10 @@ pub enum Refusal {
     /// client may send the command again.
     #[error("the game could not be saved just now; nothing changed, try again")]
     Unavailable,
+    /// The node's writer has as many changes waiting as it may: nothing
+    /// happened, the client may send the command again shortly.
+    #[error("the server is saving as many changes as it can; nothing changed, try again shortly")]
+    Busy,
 }
 
 /// A command's outcome for the connection that sent it.

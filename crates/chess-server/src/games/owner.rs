@@ -658,6 +658,7 @@ impl Owner {
             Err(WriteError::Unavailable(_) | WriteError::Stopped) => {
                 return Err(Refusal::Unavailable);
             }
+            Err(WriteError::Busy) => return Err(Refusal::Busy),
         }
 
         self.entry.row = row;
@@ -946,8 +947,8 @@ impl Owner {
                 code = refusal.code(),
                 "the engine's move was not played"
             );
-            if refusal == Refusal::Unavailable {
-                // Do not search in a loop against a failing store.
+            if matches!(refusal, Refusal::Unavailable | Refusal::Busy) {
+                // Do not search in a loop against a failing or saturated store.
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }

@@ -24,8 +24,6 @@ use crate::store::{GameWrite, Store, StoreError, WriteOutcome};
 /// them, and with the batch's updates and moves sent as one statement each,
 /// a larger batch costs little more than the rows themselves.
 pub const MAX_BATCH: usize = 1024;
-/// Changes that may wait for the writer before owners are told it is busy.
-const QUEUE: usize = 8 * MAX_BATCH;
 
 /// Why a change was not stored.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -34,6 +32,10 @@ pub enum WriteError {
     /// client may send the command again.
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
+    /// The queue is full: the database is not keeping up. Nothing was
+    /// stored; the client may send the command again.
+    #[error("the writer's queue is full")]
+    Busy,
     /// The writer has stopped (the server is shutting down).
     #[error("the server is shutting down")]
     Stopped,
@@ -60,14 +62,16 @@ impl std::fmt::Debug for Pending {
 }
 
 impl Writer {
-    /// Starts the writer of node `node` over `store`. It runs until
+    /// Starts the writer of node `node` over `store`, with room for
+    /// `queue` changes waiting (at least one). It runs until
     /// [`Writer::stop`] (or until every handle is dropped).
     pub fn start(
         store: Store,
         node: Uuid,
         metrics: Metrics,
+        queue: usize,
     ) -> (Writer, tokio::task::JoinHandle<()>) {
-        let (queue, inbox) = mpsc::channel(QUEUE);
+        let (queue, inbox) = mpsc::channel(queue.max(1));
         let stop = Arc::new(Notify::new());
         let batch = Batcher {
             store,
@@ -88,14 +92,16 @@ impl Writer {
     /// the transaction committed.
     ///
     /// # Errors
-    /// [`WriteError`] when nothing was stored.
+    /// [`WriteError`] when nothing was stored; [`WriteError::Busy`] at once
+    /// when the queue is full (waiting for room would only grow the lines in
+    /// front of every game's owner).
     pub async fn write(&self, write: GameWrite) -> Result<WriteOutcome, WriteError> {
         let (reply, answer) = oneshot::channel();
         let pending = Pending { write, reply };
-        self.queue
-            .send(pending)
-            .await
-            .map_err(|_| WriteError::Stopped)?;
+        self.queue.try_send(pending).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(_) => WriteError::Busy,
+            mpsc::error::TrySendError::Closed(_) => WriteError::Stopped,
+        })?;
         answer.await.map_err(|_| WriteError::Stopped)?
     }
 }

@@ -115,6 +115,12 @@ async fn run(
                     refusal.to_string(),
                 ));
             }
+            Ok(Err(refusal @ Refusal::Busy)) => {
+                return Err(ApiFailure::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    refusal.to_string(),
+                ));
+            }
             Ok(Err(refusal)) => return Err(ApiFailure::bad_request(refusal.to_string())),
             Err(_gone) => continue,
         }

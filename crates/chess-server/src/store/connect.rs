@@ -3,6 +3,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::Connection;
 use sqlx::migrate::MigrateDatabase;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -33,6 +34,15 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            // When a COMMIT fails (a full disk: SQLite writes its log at
+            // commit and then rolls the transaction back itself), sqlx keeps
+            // counting the transaction as open on that connection, and every
+            // later `begin` on it fails. Such a connection is closed rather
+            // than handed out (the pool pings a connection when it comes
+            // back, so a rollback still queued has run by now).
+            .before_acquire(|connection, _| {
+                Box::pin(async move { Ok(!connection.is_in_transaction()) })
+            })
             .connect_with(options)
             .await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;

@@ -53,6 +53,57 @@ pub enum StoreError {
     Shared(std::sync::Arc<StoreError>),
 }
 
+impl StoreError {
+    /// Whether the failure is the database's state rather than the request's:
+    /// out of reach, locked, out of disk space or read-only. Nothing was
+    /// stored, and the same request may succeed once the database is back.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Shared(inner) => inner.is_unavailable(),
+            StoreError::Database(error) => database_unavailable(error),
+            _ => false,
+        }
+    }
+}
+
+/// SQLite primary result codes that say the database cannot take a write
+/// now: `SQLITE_BUSY`, `SQLITE_LOCKED`, `SQLITE_READONLY`, `SQLITE_IOERR`,
+/// `SQLITE_FULL`, `SQLITE_CANTOPEN`.
+const SQLITE_UNAVAILABLE: [i32; 6] = [5, 6, 8, 10, 13, 14];
+
+fn database_unavailable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(error) => {
+            let Some(code) = error.code() else {
+                return false;
+            };
+            if error
+                .try_downcast_ref::<sqlx::sqlite::SqliteError>()
+                .is_some()
+            {
+                // SQLite reports the extended code; its low byte is the primary one.
+                code.parse::<i32>()
+                    .is_ok_and(|code| SQLITE_UNAVAILABLE.contains(&(code & 0xff)))
+            } else {
+                // Postgres SQLSTATE: connection exceptions (08), insufficient
+                // resources such as a full disk (53), the server shutting
+                // down or starting (57P), a read-only transaction (25006).
+                code.starts_with("08")
+                    || code.starts_with("53")
+                    || code.starts_with("57P")
+                    || code == "25006"
+            }
+        }
+        _ => false,
+    }
+}
+
 /// One value per backend: the store's pool, or an open transaction.
 #[derive(Clone, Debug)]
 enum Backend<S, P> {
@@ -238,6 +289,15 @@ impl Store {
         match &self.pool {
             Backend::Postgres(pool) => Some(pool.clone()),
             Backend::Sqlite(_) => None,
+        }
+    }
+
+    /// The SQLite pool; `None` on Postgres. For tests and tools that must
+    /// reach the server's own connections (per-connection pragmas).
+    pub fn sqlite_pool(&self) -> Option<SqlitePool> {
+        match &self.pool {
+            Pool::Sqlite(pool) => Some(pool.clone()),
+            Pool::Postgres(_) => None,
         }
     }
 

@@ -197,3 +197,55 @@ async fn log_format_json_writes_one_json_object_per_line() {
         assert!(entry["timestamp"].is_string(), "{line}");
     }
 }
+
+/// A log on a full disk: every write to standard output and standard error
+/// fails (`/dev/full` answers every write with "no space left"). The server
+/// must start and answer every request anyway, without its log.
+#[tokio::test]
+async fn a_log_that_cannot_be_written_does_not_stop_the_server() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipping: no /dev/full on this system");
+        return;
+    };
+    let folder = std::env::temp_dir().join(format!("chess-binary-{}", Uuid::new_v4()));
+    std::fs::create_dir_all(&folder).expect("an empty folder");
+    // A free port chosen here: the URL line the server prints goes nowhere.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chess-server"))
+        .current_dir(&folder)
+        .env_remove("DATABASE_URL")
+        .env_remove("CHESS_DATA_DIR")
+        .env("PORT", port.to_string())
+        .env("RUST_LOG", "info")
+        .stdout(full.try_clone().expect("a second handle"))
+        .stderr(full)
+        .spawn()
+        .expect("the binary starts");
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while reqwest::get(format!("{url}/healthz")).await.is_err() {
+        assert!(
+            child.try_wait().expect("the process").is_none(),
+            "the server exited while starting"
+        );
+        assert!(std::time::Instant::now() < deadline, "no answer in 30 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Every request logs a line (and a new guest more): each is answered.
+    for _ in 0..5 {
+        let response = reqwest::get(format!("{url}/api/me"))
+            .await
+            .expect("an answer, not a dropped connection");
+        assert_eq!(response.status(), 200);
+    }
+    assert!(
+        child.try_wait().expect("the process").is_none(),
+        "still running"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&folder);
+}

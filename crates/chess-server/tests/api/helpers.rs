@@ -225,6 +225,8 @@ pub struct TestApp {
     pub backend: Backend,
     pub settings: Settings,
     pub db: Option<TestDatabase>,
+    /// The server's own store (its pool), for tests that must reach its connections.
+    pub store: chess_server::store::Store,
     stop: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<()>>,
     http: reqwest::Client,
@@ -261,6 +263,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
         .expect("the server starts");
     let port = app.port();
     let metrics_address = app.metrics_address();
+    let store = app.hub().store().clone();
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         app.run_until_stopped(async {
@@ -276,6 +279,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
         backend,
         settings,
         db: None,
+        store,
         stop: Some(stop),
         server: Some(server),
         http: reqwest::Client::builder().build().expect("http client"),

@@ -1,0 +1,289 @@
+//! Shedding load: past the node's limits (open sockets, the writer's queue,
+//! creations in flight) the server refuses at once with `busy`, changes
+//! nothing, and serves what it already holds.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sqlx::Connection;
+use tokio_tungstenite::tungstenite;
+
+use crate::helpers::{Backend, Socket, TestApp, clock, play_moves};
+use crate::on_both_backends;
+
+/// Asserts a refused socket upgrade is `429 busy` with a `Retry-After`.
+fn assert_busy_upgrade(refused: tungstenite::Error) {
+    let tungstenite::Error::Http(response) = refused else {
+        panic!("expected an HTTP refusal of the upgrade, got {refused}");
+    };
+    assert_eq!(response.status(), 429);
+    let retry_after: u64 = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok())
+        .expect("a Retry-After in seconds");
+    assert!(retry_after >= 1);
+    let body: Value =
+        serde_json::from_slice(response.body().as_deref().unwrap_or_default()).expect("json");
+    assert_eq!(body["error"]["code"], "busy", "{body}");
+}
+
+on_both_backends!(
+    sockets_over_the_cap_are_refused_busy_and_the_open_ones_keep_playing,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.max_sockets = Some(2);
+        let app = app.restart_with(settings).await;
+        let (white, black) = (app.guest().await, app.guest().await);
+        let game = app.online_game(&white, &black, clock(300_000, 0)).await;
+        let (mut white_socket, mut black_socket) = app.seat_both(&game, &white, &black).await;
+
+        // A third socket of any kind, a spectator's or the lobby's, is over the cap.
+        let game_path = format!("/api/games/{game}/socket");
+        for path in [game_path.as_str(), "/api/lobby/socket"] {
+            let refused = app
+                .try_socket(path, None, None)
+                .await
+                .expect_err("a socket over the cap is refused");
+            assert_busy_upgrade(refused);
+        }
+
+        // The sockets already open are served as before.
+        play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+
+        // A closed socket gives its place back (once the server has seen
+        // the close): White comes back on a new socket and plays on.
+        white_socket.close().await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let mut white_socket = loop {
+            match app.try_socket(&game_path, Some(&white), None).await {
+                Ok(socket) => break socket,
+                Err(refused) if tokio::time::Instant::now() < deadline => {
+                    assert_busy_upgrade(refused);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(refused) => panic!("the closed socket's place never came back: {refused}"),
+            }
+        };
+        white_socket.hello().await;
+        white_socket.play("g1f3", 2).await;
+        let state = app.state(&game, Some(&white)).await;
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(3), "{state}");
+    }
+);
+
+/// A connection of the test's own holding the database's write lock, so the
+/// server's writes wait (SQLite: up to its busy timeout, then fail;
+/// Postgres: until the lock is released). Reads go on.
+enum WriteLock {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl WriteLock {
+    async fn take(app: &TestApp) -> WriteLock {
+        let url = &app.db.as_ref().expect("a test database").url;
+        match app.backend {
+            Backend::Sqlite => {
+                let mut connection = sqlx::SqliteConnection::connect(url)
+                    .await
+                    .expect("connect to the SQLite file");
+                sqlx::raw_sql("begin immediate")
+                    .execute(&mut connection)
+                    .await
+                    .expect("take SQLite's write lock");
+                WriteLock::Sqlite(connection)
+            }
+            Backend::Postgres => {
+                let mut connection = sqlx::PgConnection::connect(url)
+                    .await
+                    .expect("connect to Postgres");
+                sqlx::raw_sql("begin; lock table games in exclusive mode")
+                    .execute(&mut connection)
+                    .await
+                    .expect("lock the games table against writes");
+                WriteLock::Postgres(connection)
+            }
+        }
+    }
+
+    async fn release(self) {
+        match self {
+            WriteLock::Sqlite(mut connection) => {
+                sqlx::raw_sql("rollback")
+                    .execute(&mut connection)
+                    .await
+                    .expect("release the write lock");
+            }
+            WriteLock::Postgres(mut connection) => {
+                sqlx::raw_sql("rollback")
+                    .execute(&mut connection)
+                    .await
+                    .expect("release the lock");
+            }
+        }
+    }
+}
+
+/// The answer to a command on `socket`: `ack`, or the `error`'s code;
+/// `None` if nothing came within `wait`. Broadcast events are skipped.
+async fn answer(socket: &mut Socket, wait: Duration) -> Option<String> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let message = socket.try_recv(left).await?;
+        match message["type"].as_str() {
+            Some("ack") => return Some("ack".to_owned()),
+            Some("error") => return Some(message["code"].as_str()?.to_owned()),
+            _ => {}
+        }
+    }
+}
+
+/// Games played against a writer with room for one waiting change.
+const GAMES: usize = 5;
+
+on_both_backends!(
+    a_full_writer_queue_refuses_moves_busy_and_stores_nothing_of_them,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.write_queue = 1;
+        let app = app.restart_with(settings).await;
+        let mut games = Vec::new();
+        let mut sockets = Vec::new();
+        for _ in 0..GAMES {
+            let (white, black) = (app.guest().await, app.guest().await);
+            let game = app.online_game(&white, &black, clock(300_000, 0)).await;
+            let mut socket = app.socket(&game, Some(&white)).await;
+            let version = socket.hello().await["version"].clone();
+            games.push((game, white, version));
+            sockets.push(socket);
+        }
+
+        let lock = WriteLock::take(&app).await;
+        for socket in &mut sockets {
+            socket
+                .send(json!({ "type": "move", "uci": "e2e4", "ply": 0 }))
+                .await;
+        }
+        // The first move to reach the writer waits on the lock, one more
+        // waits in the queue: every other is refused at once.
+        let mut answers = Vec::new();
+        for socket in &mut sockets {
+            answers.push(answer(socket, Duration::from_secs(2)).await);
+        }
+        let busy = answers
+            .iter()
+            .filter(|code| code.as_deref() == Some("busy"))
+            .count();
+        assert!(
+            busy >= GAMES - 2,
+            "at most two moves fit (one committing, one queued): {answers:?}"
+        );
+        for (answer, (game, white, version)) in answers.iter().zip(&games) {
+            assert_ne!(answer.as_deref(), Some("ack"), "acked under the lock");
+            if answer.as_deref() == Some("busy") {
+                let state = app.state(game, Some(white)).await;
+                assert_eq!(
+                    state["moves"],
+                    json!([]),
+                    "a refused move was stored: {state}"
+                );
+                assert_eq!(&state["version"], version, "{state}");
+            }
+        }
+
+        lock.release().await;
+        // The moves that got past the queue are answered once the database
+        // is free: stored, or (SQLite's busy timeout ran out first) refused
+        // as `unavailable`.
+        for (answer_of, socket) in answers.iter_mut().zip(&mut sockets) {
+            if answer_of.is_none() {
+                *answer_of = answer(socket, Duration::from_secs(15)).await;
+            }
+            let code = answer_of.as_deref();
+            assert!(
+                matches!(code, Some("ack" | "busy" | "unavailable")),
+                "unexpected answer {code:?}"
+            );
+            // A refusal means "send it again": the resend is played once.
+            if code != Some("ack") {
+                socket.play("e2e4", 0).await;
+            }
+        }
+        for (game, white, _) in &games {
+            let state = app.state(game, Some(white)).await;
+            let moves: Vec<&str> = state["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .filter_map(|mv| mv["uci"].as_str())
+                .collect();
+            assert_eq!(moves, ["e2e4"], "{state}");
+        }
+    }
+);
+
+on_both_backends!(
+    creations_over_the_limit_are_refused_busy_while_the_database_is_slow,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.max_concurrent_creations = 1;
+        let app = std::sync::Arc::new(app.restart_with(settings).await);
+        let (first, second) = (app.guest().await, app.guest().await);
+
+        let lock = WriteLock::take(&app).await;
+        // Two creations at once: one holds the only place while its insert
+        // waits on the lock, the other is refused at once.
+        let create = |guest: crate::helpers::Guest| {
+            let app = std::sync::Arc::clone(&app);
+            tokio::spawn(async move {
+                let response = app
+                    .request(
+                        "POST",
+                        "/api/games/local",
+                        &[("cookie", guest.cookie.as_str())],
+                        Some(json!({ "time_control": clock(60_000, 0) })),
+                    )
+                    .await;
+                let status = response.status().as_u16();
+                let retry_after = response.headers().get("retry-after").cloned();
+                let body: Value = response.json().await.expect("json");
+                (status, retry_after, body)
+            })
+        };
+        let (one, two) = (create(first.clone()), create(second.clone()));
+        // The refused one answers while the lock is still held.
+        let refused = tokio::select! {
+            done = one => done.expect("request"),
+            done = two => done.expect("request"),
+        };
+        assert_eq!(refused.0, 429, "{:?}", refused.2);
+        assert_eq!(refused.2["error"]["code"], "busy");
+        assert!(refused.1.is_some(), "a Retry-After");
+        lock.release().await;
+
+        // Afterwards creations go through again (the waiting one finished
+        // or gave up, and its place came back).
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let (status, body) = app
+                .post(
+                    "/api/games/local",
+                    &first,
+                    json!({ "time_control": clock(60_000, 0) }),
+                )
+                .await;
+            if status == 201 {
+                break;
+            }
+            assert_eq!(status, 429, "{body}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "never admitted again"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+);
