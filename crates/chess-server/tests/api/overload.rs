@@ -141,6 +141,22 @@ async fn answer(socket: &mut Socket, wait: Duration) -> Option<String> {
     }
 }
 
+/// Resends White's first move, as a client does after `busy` or
+/// `unavailable`, until it is acknowledged (within a few seconds).
+async fn resend_until_taken(socket: &mut Socket) {
+    for _ in 0..50 {
+        socket
+            .send(json!({ "type": "move", "uci": "e2e4", "ply": 0 }))
+            .await;
+        match answer(socket, Duration::from_secs(15)).await.as_deref() {
+            Some("ack") => return,
+            Some("busy" | "unavailable") => tokio::time::sleep(Duration::from_millis(100)).await,
+            other => panic!("a resent move got {other:?}"),
+        }
+    }
+    panic!("a resent move was never taken");
+}
+
 /// Games played against a writer with room for one waiting change.
 const GAMES: usize = 5;
 
@@ -207,9 +223,11 @@ on_both_backends!(
                 matches!(code, Some("ack" | "busy" | "unavailable")),
                 "unexpected answer {code:?}"
             );
-            // A refusal means "send it again": the resend is played once.
+            // A refusal means "send it again (shortly, for busy)": the resend
+            // is played once. Other moves may still fill the one-change queue
+            // for a moment, so a client resends until it is taken.
             if code != Some("ack") {
-                socket.play("e2e4", 0).await;
+                resend_until_taken(socket).await;
             }
         }
         for (game, white, _) in &games {
