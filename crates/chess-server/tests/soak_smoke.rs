@@ -51,13 +51,17 @@ async fn a_short_soak_stays_bounded_and_comes_back_to_idle() {
         env!("CARGO_BIN_EXE_chess-server"),
         "--csv",
         &csv_arg,
-        // Thirty seconds cannot tell a slow leak from warm-up noise: these
-        // catch a gross one (a megabyte a second, a descriptor every four
-        // seconds); the hour-long run holds the real limits.
+        // Thirty seconds cannot tell a slow leak from warm-up noise: the
+        // memory limit catches a gross one (a megabyte a second). Descriptors
+        // move in steps as the database pool opens connections (three files
+        // each on SQLite), which a slope over a few samples reads as growth;
+        // a leak per game or socket shows instead in the check that the
+        // server comes back to its idle descriptors after the load. The
+        // hour-long run holds the real limits.
         "--max-rss-growth-mib-per-hour",
         "3600",
         "--max-fd-growth-per-hour",
-        "900",
+        "100000",
     ]))
     .expect("valid flags");
 
