@@ -111,35 +111,26 @@ impl Game {
     /// [`RestoreError`] when a saved move is not legal where it was played or
     /// the saved state contradicts the moves.
     pub fn restore(saved: SavedGame) -> Result<Game, RestoreError> {
-        let real_time = saved.spec.time_control().is_real_time();
-        if saved.state.remaining_ms.is_some() != real_time {
-            return Err(RestoreError::Inconsistent(
-                "clocks do not match the time control",
-            ));
-        }
-        let mut record = GameRecord::new(saved.spec.initial_position().clone());
-        for (ply, saved_move) in (0u32..).zip(&saved.moves) {
-            let bad_move = || RestoreError::BadMove {
-                ply,
-                uci: saved_move.uci.clone(),
-            };
-            if saved_move.remaining_ms.is_some() != real_time {
-                return Err(RestoreError::Inconsistent(
-                    "a move's clocks do not match the time control",
-                ));
-            }
-            let played = record.push_uci(&saved_move.uci).map_err(|_| bad_move())?;
-            if played.san != saved_move.san {
-                return Err(RestoreError::Inconsistent("a move's san does not match"));
-            }
-        }
-        let game = Game { saved, record };
-        let turn = game.turn();
-        if game.saved.state.premoves.get(turn).is_some() {
-            return Err(RestoreError::Inconsistent(
-                "a premove is stored for the side to move",
-            ));
-        }
+        let SavedGame {
+            spec,
+            settings,
+            created_at_ms,
+            moves,
+            state,
+        } = saved;
+        let record = GameRecord::new(spec.initial_position().clone());
+        let mut game = Game {
+            saved: SavedGame {
+                spec,
+                settings,
+                created_at_ms,
+                moves: Vec::new(),
+                state: state.clone(),
+            },
+            record,
+        };
+        // A game rebuilt from nothing is the empty game advanced by every move.
+        game.advance(state, moves)?;
         Ok(game)
     }
 
@@ -182,13 +173,16 @@ impl Game {
                 return Err(error);
             }
         }
-        if state.remaining_ms.is_some() != real_time
-            || state.premoves.get(self.record.position().turn()).is_some()
-        {
+        let contradiction = if state.remaining_ms.is_some() != real_time {
+            Some("clocks do not match the time control")
+        } else if state.premoves.get(self.record.position().turn()).is_some() {
+            Some("a premove is stored for the side to move")
+        } else {
+            None
+        };
+        if let Some(what) = contradiction {
             undo(self);
-            return Err(RestoreError::Inconsistent(
-                "the saved state contradicts the moves",
-            ));
+            return Err(RestoreError::Inconsistent(what));
         }
         self.saved.moves.extend(moves);
         self.saved.state = state;

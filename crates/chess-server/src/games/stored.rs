@@ -51,21 +51,27 @@ pub fn move_row(game: &Game, ply: usize) -> Option<MoveRow> {
 /// [`StoreError::Corrupt`] when the JSON does not parse or the game crate
 /// refuses the record.
 pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
-    let stored: StoredState =
-        serde_json::from_str(state).map_err(|e| StoreError::Corrupt(format!("game state: {e}")))?;
-    let moves = moves
-        .iter()
-        .map(|row| serde_json::from_str::<SavedMove>(&row.record))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| StoreError::Corrupt(format!("saved move: {e}")))?;
+    let stored = parse_state(state)?;
     Game::restore(SavedGame {
         spec: stored.spec,
         settings: stored.settings,
         created_at_ms: stored.created_at_ms,
-        moves,
+        moves: parse_moves(moves)?,
         state: stored.state,
     })
     .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
+}
+
+fn parse_state(state: &str) -> Result<StoredState, StoreError> {
+    serde_json::from_str(state).map_err(|e| StoreError::Corrupt(format!("game state: {e}")))
+}
+
+fn parse_moves(moves: &[MoveRow]) -> Result<Vec<SavedMove>, StoreError> {
+    moves
+        .iter()
+        .map(|row| serde_json::from_str::<SavedMove>(&row.record))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| StoreError::Corrupt(format!("saved move: {e}")))
 }
 
 /// Brings `game` up to its stored `state` JSON, given the moves played since
@@ -75,14 +81,8 @@ pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
 /// [`StoreError::Corrupt`] when the JSON does not parse or the moves do not
 /// continue the game; `game` is then unchanged.
 pub fn advance(game: &mut Game, state: &str, moves: &[MoveRow]) -> Result<(), StoreError> {
-    let stored: StoredState =
-        serde_json::from_str(state).map_err(|e| StoreError::Corrupt(format!("game state: {e}")))?;
-    let moves = moves
-        .iter()
-        .map(|row| serde_json::from_str::<SavedMove>(&row.record))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| StoreError::Corrupt(format!("saved move: {e}")))?;
-    game.advance(stored.state, moves)
+    let stored = parse_state(state)?;
+    game.advance(stored.state, parse_moves(moves)?)
         .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
 }
 

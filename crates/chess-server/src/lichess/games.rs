@@ -181,10 +181,7 @@ pub async fn resign(
     uri: Uri,
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
-    Api::of(&uri).check(&user)?;
-    let (id, color) = my_game(&state, &user, &id).await?;
-    run(&state.hub, id, color, || Command::Resign).await?;
-    Ok(ok())
+    act(&state, &user, &uri, &id, Command::Resign).await
 }
 
 /// `POST .../abort`.
@@ -194,9 +191,20 @@ pub async fn abort(
     uri: Uri,
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
-    Api::of(&uri).check(&user)?;
-    let (id, color) = my_game(&state, &user, &id).await?;
-    run(&state.hub, id, color, || Command::Abort).await?;
+    act(&state, &user, &uri, &id, Command::Abort).await
+}
+
+/// Runs `command` for `user`'s seat in game `id`, reached through `uri`'s API.
+async fn act(
+    state: &AppState,
+    user: &ApiUser,
+    uri: &Uri,
+    id: &str,
+    command: Command,
+) -> Result<Response, ApiFailure> {
+    Api::of(uri).check(user)?;
+    let (id, color) = my_game(state, user, id).await?;
+    run(&state.hub, id, color, || command.clone()).await?;
     Ok(ok())
 }
 
