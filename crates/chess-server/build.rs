@@ -1,5 +1,5 @@
 //! Rebuilds the server when the web client changes. The client in `web/` is
-//! built into the binary (`src/web.rs`); cargo notices edits to the files
+//! built into the binary (`src/http/web.rs`); cargo notices edits to the files
 //! already embedded, but not a file added to a folder, so every part of the
 //! client is watched here. Development-only folders (browser tests, npm
 //! packages, screenshots) are not embedded, and changes there must not cause
@@ -8,7 +8,7 @@
 use std::path::Path;
 
 /// The entries of `web/` that are not part of the client (kept in step with
-/// the `exclude` list in `src/web.rs`).
+/// the `exclude` list in `src/http/web.rs`).
 const NOT_EMBEDDED: &[&str] = &["node_modules", "e2e", "test", "screenshots"];
 
 fn main() {

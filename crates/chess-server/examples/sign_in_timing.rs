@@ -10,10 +10,10 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
-use chess_server::accounts::password::{Password, PasswordHasher};
-use chess_server::accounts::rate_limit::{Backoff, Limit, SignInLimits};
-use chess_server::accounts::sign_in::sign_in;
-use chess_server::accounts::username::Username;
+use chess_server::auth::password::{Password, PasswordHasher};
+use chess_server::auth::rate_limit::{Backoff, Limit, SignInLimits};
+use chess_server::auth::sign_in::sign_in;
+use chess_server::auth::username::Username;
 use chess_server::store::AccountRow;
 use uuid::Uuid;
 

@@ -315,7 +315,7 @@ async fn frame(
         30..55 => {
             // Mostly known types, now and then an unknown one.
             let types = if rng.random_bool(0.9) {
-                chess_server::protocol::CLIENT_TYPES
+                chess_server::ws::protocol::CLIENT_TYPES
             } else {
                 UNKNOWN_TYPES
             };

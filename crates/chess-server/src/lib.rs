@@ -2,6 +2,13 @@
 //! computer games, and authoritative games over WebSockets, stored in SQLite
 //! (embedded default) or Postgres. The wire protocol is `docs/protocol.md`.
 //!
+//! The folders follow the architecture: [`http`] (the JSON API, the web
+//! client, security headers), [`ws`] (the game and lobby sockets and their
+//! protocol), [`games`] (one owner task per live game, the group-commit
+//! writer, the lobby), [`store`] (every query, on SQLite or Postgres),
+//! [`auth`] (guests, accounts, sessions, rate limits), [`ledger`] (the
+//! reward rules) and [`lichess`] (the lichess Board and Bot API).
+//!
 //! `main.rs` only reads [`Settings`], starts [`telemetry`] and runs an
 //! [`Application`]; tests start the same application on port 0:
 //!
@@ -18,28 +25,19 @@
 //! # Ok(()) }
 //! ```
 
-pub mod accounts;
+pub mod auth;
 pub mod clock;
-pub mod error;
 pub mod games;
-pub mod identity;
+pub mod http;
 pub mod ledger;
 pub mod lichess;
-pub mod lobby;
 pub mod metrics;
-pub mod model;
 pub mod overload;
-pub mod pgn;
-pub mod protocol;
-pub mod routes;
-pub mod security;
 pub mod settings;
 pub mod startup;
 pub mod store;
-pub mod summary;
 pub mod telemetry;
-pub mod time_control;
-pub mod web;
+pub mod ws;
 
 pub use settings::Settings;
 pub use startup::{AppState, Application, StartupError, shutdown_signal};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// File descriptors kept for everything but sockets (the database, the
 /// listener, requests being read), as a share of the open-file limit.

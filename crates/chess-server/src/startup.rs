@@ -15,18 +15,19 @@ use tokio::sync::watch;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
-use crate::accounts::http::Accounts;
-use crate::accounts::password::{HashingError, PasswordHasher};
-use crate::accounts::rate_limit::{AddressKey, GAMES_PER_PLAYER, Limit, RateLimiter};
-use crate::accounts::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
-use crate::games::{Hub, SocketLimits};
-use crate::identity::GuestTokens;
-use crate::lobby::Lobby;
+use crate::auth::identity::GuestTokens;
+use crate::auth::password::{HashingError, PasswordHasher};
+use crate::auth::rate_limit::{AddressKey, GAMES_PER_PLAYER, Limit, RateLimiter};
+use crate::auth::routes::Accounts;
+use crate::auth::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
+use crate::games::Hub;
+use crate::games::lobby::Lobby;
+use crate::http::security::AllowedOrigins;
 use crate::metrics::{self, Metrics};
 use crate::overload::Admission;
-use crate::security::AllowedOrigins;
 use crate::settings::{Secret, Settings};
 use crate::store::{self, Store, StoreError};
+use crate::ws::SocketLimits;
 
 /// Argon2 hashes computed at once (each takes 19 MiB): one per core.
 const MAX_CONCURRENT_HASHES: usize = 2;
@@ -228,14 +229,14 @@ impl Application {
                 settings.max_concurrent_creations,
             ),
         };
-        let router = crate::routes::router(state.clone())
-            .merge(crate::accounts::http::router(accounts))
+        let router = crate::http::routes::router(state.clone())
+            .merge(crate::auth::routes::router(accounts))
             .merge(crate::lichess::router(state.clone()))
             .layer(axum::middleware::from_fn_with_state(
                 state,
                 crate::lichess::account::bearer_account,
             ));
-        let router = crate::security::protect(router, allowed_origins)
+        let router = crate::http::security::protect(router, allowed_origins)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(TimeoutLayer::with_status_code(
                 axum::http::StatusCode::REQUEST_TIMEOUT,

@@ -15,12 +15,12 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 use chess_game::TimeControl;
-use chess_server::accounts::password::Password;
-use chess_server::accounts::session::{KeyRing, Sessions};
-use chess_server::accounts::username::Username;
-use chess_server::identity::{GuestTokens, Identity};
-use chess_server::protocol::ClientMsg;
-use chess_server::time_control::{TimeControlJson, to_json};
+use chess_server::auth::identity::{GuestTokens, Identity};
+use chess_server::auth::password::Password;
+use chess_server::auth::session::{KeyRing, Sessions};
+use chess_server::auth::username::Username;
+use chess_server::http::time_control::{TimeControlJson, to_json};
+use chess_server::ws::protocol::ClientMsg;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -101,7 +101,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 /// names real messages use.
 fn message_like() -> impl Strategy<Value = String> {
     (
-        prop::sample::select(chess_server::protocol::CLIENT_TYPES),
+        prop::sample::select(chess_server::ws::protocol::CLIENT_TYPES),
         prop::collection::btree_map(
             prop_oneof![
                 Just("uci".to_owned()),

@@ -22,8 +22,8 @@ use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
 use crate::clock::{UnixMs, now_ms};
+use crate::games::model::{GameMode, GameStage, PlayerKind};
 use crate::metrics::Metrics;
-use crate::model::{GameMode, GameStage, PlayerKind};
 use crate::store::{GameRow, PlayerRow, Store, StoreError};
 
 /// How often the sweeper looks for games whose deadline passed.
@@ -383,7 +383,7 @@ impl Hub {
             white_id: new.white.as_ref().map(|p| p.id),
             black_id: new.black.as_ref().map(|p| p.id),
             computer_level: new.computer_level.map(|level| i64::from(level.number())),
-            time_control: crate::time_control::to_json(game.time_control()).to_string(),
+            time_control: crate::http::time_control::to_json(game.time_control()).to_string(),
             status,
             result: None,
             state: stored::state_json(&game),

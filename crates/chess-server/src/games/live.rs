@@ -11,10 +11,10 @@ use uuid::Uuid;
 
 use super::view::{SharedSituation, premove_of};
 use crate::clock::UnixMs;
-use crate::model::{GameMode, GameStage, Seat};
-use crate::protocol::{Command, EventView, MoveView, PlayerView, StateView};
+use crate::games::model::{GameMode, GameStage, Seat};
+use crate::http::time_control;
 use crate::store::{GameRow, PlayerRow};
-use crate::time_control;
+use crate::ws::protocol::{Command, EventView, MoveView, PlayerView, StateView};
 
 /// How many recent broadcasts a game keeps for clients that resume (a
 /// client further behind gets the full state). Each holds the situation
@@ -200,7 +200,7 @@ impl Entry {
             id: player.id,
             name: player.name.clone(),
             kind: player.kind,
-            level: if player.kind == crate::model::PlayerKind::Computer {
+            level: if player.kind == crate::games::model::PlayerKind::Computer {
                 self.row
                     .computer_level
                     .and_then(|level| u8::try_from(level).ok())

@@ -29,9 +29,9 @@ use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
 use crate::clock::{UnixMs, now_ms};
-use crate::model::{GameMode, GameStage, PlayerKind, Seat};
-use crate::protocol::{Command, EventView};
+use crate::games::model::{GameMode, GameStage, PlayerKind, Seat};
 use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
+use crate::ws::protocol::{Command, EventView};
 
 /// Messages that may wait for a busy owner.
 const MAILBOX: usize = 64;

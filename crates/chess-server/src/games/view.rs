@@ -6,8 +6,8 @@ use chess_game::{EventKind, Game, RematchState};
 use chess_rules::{Color, Square};
 
 use crate::clock::UnixMs;
-use crate::model::{GameMode, GameStage, Seat};
-use crate::protocol::{
+use crate::games::model::{GameMode, GameStage, Seat};
+use crate::ws::protocol::{
     ClocksView, Dests, EventView, OffersView, PremoveView, ResultView, SituationView,
 };
 

@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::ApiFailure;
-use crate::accounts::http::ClientAddress;
-use crate::accounts::rate_limit::AddressKey;
+use crate::auth::rate_limit::AddressKey;
+use crate::auth::routes::ClientAddress;
 use crate::clock::now_ms;
 use crate::startup::AppState;
 

@@ -25,10 +25,10 @@ use super::auth::{ApiUser, Scope};
 use super::events;
 use super::shapes::{self, ApiPlayer};
 use super::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
-use crate::accounts::username::Username;
+use crate::auth::username::Username;
 use crate::games::NewGame;
-use crate::lobby::SeekOutcome;
-use crate::model::{ColorChoice, GameMode};
+use crate::games::lobby::SeekOutcome;
+use crate::games::model::{ColorChoice, GameMode};
 use crate::startup::AppState;
 use crate::store::PlayerRow;
 
@@ -380,7 +380,7 @@ pub async fn cancel(
 
 /// Cancels a seek whose request went away before anyone took it.
 struct OpenSeek {
-    lobby: Arc<crate::lobby::Lobby>,
+    lobby: Arc<crate::games::lobby::Lobby>,
     player: Uuid,
     seek_id: Option<Uuid>,
 }

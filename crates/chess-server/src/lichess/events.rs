@@ -27,8 +27,8 @@ use super::shapes::{self, ApiPlayer, GameSnapshot};
 use super::{ApiFailure, KEEP_ALIVE, Lichess, line, ndjson};
 use crate::clock::now_ms;
 use crate::games::live::Outgoing;
+use crate::games::model::Seat;
 use crate::games::{GameHandle, Hub};
-use crate::model::Seat;
 use crate::startup::AppState;
 
 /// Events one stream may have waiting before it counts as a slow reader.
@@ -300,7 +300,7 @@ pub async fn stream(State(state): State<AppState>, user: ApiUser) -> Result<Resp
         .games_of_player(user.player_id, CURRENT_GAMES)
         .await?;
     for row in rows {
-        if row.status != crate::model::GameStage::Playing {
+        if row.status != crate::games::model::GameStage::Playing {
             continue;
         }
         let Some(game) = snapshot(&state.hub, row.id).await? else {

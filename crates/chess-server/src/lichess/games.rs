@@ -26,9 +26,9 @@ use super::shapes::{self, GameSnapshot};
 use super::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use crate::clock::now_ms;
 use crate::games::live::Outgoing;
+use crate::games::model::Seat;
 use crate::games::view::SharedSituation;
 use crate::games::{Command, GameHandle, Hub, Refusal};
-use crate::model::Seat;
 use crate::startup::AppState;
 
 /// Which API a request came through: the Board API (people, `board:play`,

@@ -35,9 +35,9 @@ use axum::routing::{delete, get, post};
 use futures_util::Stream;
 use serde_json::json;
 
-use crate::accounts::rate_limit::{AddressKey, Limit, RateLimiter, SIGN_IN_FAILURES_PER_ADDRESS};
+use crate::auth::rate_limit::{AddressKey, Limit, RateLimiter, SIGN_IN_FAILURES_PER_ADDRESS};
 use crate::games::Hub;
-use crate::lobby::Lobby;
+use crate::games::lobby::Lobby;
 use crate::startup::AppState;
 use crate::store::StoreError;
 

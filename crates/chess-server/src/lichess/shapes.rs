@@ -9,10 +9,10 @@ use uuid::Uuid;
 
 use crate::clock::UnixMs;
 use crate::games::Entry;
+use crate::games::model::{GameStage, PlayerKind};
 use crate::games::view::SharedSituation;
-use crate::model::{GameStage, PlayerKind};
-use crate::protocol::ResultView;
 use crate::store::PlayerRow;
+use crate::ws::protocol::ResultView;
 
 /// The rating lichess clients expect on every player; this server has none.
 pub const RATING: u32 = 1500;

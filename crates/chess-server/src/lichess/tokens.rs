@@ -17,8 +17,8 @@ use uuid::Uuid;
 
 use super::auth::{Scope, new_token, parse_scopes, token_hash};
 use crate::clock::now_ms;
-use crate::error::ApiError;
-use crate::routes::{JsonBody, too_many_requests};
+use crate::http::error::ApiError;
+use crate::http::routes::{JsonBody, too_many_requests};
 use crate::startup::AppState;
 use crate::store::TokenRow;
 

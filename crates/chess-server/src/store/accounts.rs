@@ -7,8 +7,8 @@
 use uuid::Uuid;
 
 use super::{Result, Store, StoreError, Transaction};
-use crate::accounts::password::PasswordHash;
-use crate::accounts::username::Username;
+use crate::auth::password::PasswordHash;
+use crate::auth::username::Username;
 
 /// A stored account.
 #[derive(Clone, Debug, PartialEq, Eq)]

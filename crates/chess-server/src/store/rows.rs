@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::StoreError;
 use crate::clock::UnixMs;
-use crate::model::{GameMode, GameStage, PlayerKind};
+use crate::games::model::{GameMode, GameStage, PlayerKind};
 
 /// A person (or the computer) who can hold a seat.
 #[derive(Clone, Debug, PartialEq, Eq)]

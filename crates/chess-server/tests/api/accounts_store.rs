@@ -1,9 +1,9 @@
 //! The account tables: sign-up (a guest keeps their player id),
 //! case-insensitive unique usernames, password changes and sessions.
 
-use chess_server::accounts::password::PasswordHash;
-use chess_server::accounts::username::Username;
-use chess_server::model::PlayerKind;
+use chess_server::auth::password::PasswordHash;
+use chess_server::auth::username::Username;
+use chess_server::games::model::PlayerKind;
 use chess_server::store::{AccountRow, PlayerRow, SignUpError, Store};
 use uuid::Uuid;
 

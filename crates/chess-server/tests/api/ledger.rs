@@ -5,10 +5,10 @@ use std::path::Path;
 
 use chess_game::{EndReason, GameResult};
 use chess_rules::{ByColor, Color};
+use chess_server::games::model::PlayerKind;
 use chess_server::ledger::{
     DAILY_CAP_CENTS, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, UtcDay,
 };
-use chess_server::model::PlayerKind;
 use chess_server::store::{PlayerRow, Store};
 use uuid::Uuid;
 

@@ -2,7 +2,7 @@
 
 use chess_rules::ByColor;
 use chess_server::clock::UnixMs;
-use chess_server::model::{GameMode, GameStage, PlayerKind};
+use chess_server::games::model::{GameMode, GameStage, PlayerKind};
 use chess_server::store::{
     GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, StoreError, WriteOutcome,
 };

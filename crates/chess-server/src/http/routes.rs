@@ -17,17 +17,17 @@ use serde::Deserialize;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::accounts::http::ClientAddress;
-use crate::accounts::rate_limit::{AddressKey, RetryAfter};
+use crate::auth::identity::{Identity, MaybeIdentity, random_guest_name, set_cookie};
+use crate::auth::rate_limit::{AddressKey, RetryAfter};
+use crate::auth::routes::ClientAddress;
 use crate::clock::now_ms;
-use crate::error::ApiError;
+use crate::games::lobby::{SeekError, SeekOutcome};
+use crate::games::model::{ColorChoice, GameMode, GameStage, PlayerKind, Seat};
 use crate::games::{Entry, GameHandle, JoinError, NewGame, computer_player};
-use crate::identity::{Identity, MaybeIdentity, random_guest_name, set_cookie};
-use crate::lobby::{SeekError, SeekOutcome};
-use crate::model::{ColorChoice, GameMode, GameStage, PlayerKind, Seat};
+use crate::http::error::ApiError;
+use crate::http::time_control::TimeControlJson;
 use crate::startup::AppState;
 use crate::store::PlayerRow;
-use crate::time_control::TimeControlJson;
 
 /// Read buffer of a WebSocket. Messages are a few hundred bytes, and
 /// tungstenite's 128 KiB default read and write buffers would cost a quarter
@@ -36,7 +36,7 @@ const SOCKET_BUFFER_BYTES: usize = 4 * 1024;
 
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {
-    let web = crate::web::routes(state.web_dir.as_deref());
+    let web = crate::http::web::routes(state.web_dir.as_deref());
     Router::new()
         .route("/healthz", get(healthz))
         .route("/api/me", get(me))
@@ -109,7 +109,7 @@ async fn me(
     ClientAddress(address): ClientAddress,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if let Ok(identity) = crate::identity::resolve(&state, &headers).await {
+    if let Ok(identity) = crate::auth::identity::resolve(&state, &headers).await {
         let player = player_of(&state, &identity).await?;
         return Ok(
             Json(json!({ "id": player.id, "name": player.name, "kind": player.kind }))
@@ -327,7 +327,12 @@ async fn lobby_socket(
         .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             metrics
-                .lobby_socket(lobby.serve(socket, viewer, session_ends))
+                .lobby_socket(crate::ws::lobby_socket::serve(
+                    lobby,
+                    socket,
+                    viewer,
+                    session_ends,
+                ))
                 .await;
             drop(place);
         }))
@@ -553,7 +558,7 @@ async fn game_pgn(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let text = inspect_game(&state, id, crate::pgn::export).await?;
+    let text = inspect_game(&state, id, crate::http::pgn::export).await?;
     Ok((
         [
             (
@@ -595,7 +600,7 @@ async fn game_socket(
         .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             tracing::Instrument::instrument(
-                metrics.game_socket(crate::games::socket::serve(
+                metrics.game_socket(crate::ws::game_socket::serve(
                     socket,
                     hub,
                     live,
@@ -618,7 +623,7 @@ async fn my_games(State(state): State<AppState>, identity: Identity) -> Result<R
         let summary = state
             .hub
             .inspect(row.id, false, move |entry| {
-                crate::summary::summarize(entry, Some(viewer))
+                crate::http::summary::summarize(entry, Some(viewer))
             })
             .await?;
         games.extend(summary);
@@ -642,7 +647,7 @@ async fn live_games(
             .inspect(row.id, false, move |entry| {
                 entry
                     .is_playing()
-                    .then(|| crate::summary::summarize(entry, viewer))
+                    .then(|| crate::http::summary::summarize(entry, viewer))
             })
             .await?;
         games.extend(summary.flatten());

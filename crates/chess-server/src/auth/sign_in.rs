@@ -86,7 +86,7 @@ mod tests {
     use argon2::Params;
 
     use super::*;
-    use crate::accounts::rate_limit::{Backoff, Limit};
+    use crate::auth::rate_limit::{Backoff, Limit};
 
     const ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
 

@@ -5,9 +5,9 @@ use uuid::Uuid;
 
 use crate::clock::UnixMs;
 use crate::games::live::Entry;
+use crate::games::model::{GameMode, GameStage, Seat};
 use crate::games::view::status_of;
-use crate::model::{GameMode, GameStage, Seat};
-use crate::protocol::{PlayerView, ResultView};
+use crate::ws::protocol::{PlayerView, ResultView};
 use chess_rules::ByColor;
 
 /// A game as the lists show it (`docs/protocol.md`, "Game summary").
@@ -43,7 +43,7 @@ pub fn summarize(entry: &Entry, viewer: Option<Uuid>) -> GameSummary {
         url: format!("/game/{}", entry.row.id),
         mode: entry.row.mode,
         players: ByColor::new_with(|color| entry.player_view(color, viewer)),
-        time_control: crate::time_control::to_json(entry.game.time_control()),
+        time_control: crate::http::time_control::to_json(entry.game.time_control()),
         status,
         result: entry.game.result().map(|result| ResultView {
             winner: result.winner,

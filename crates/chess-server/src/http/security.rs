@@ -21,7 +21,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// The origins (`scheme://host:port`) whose pages may open sockets and
 /// change state.

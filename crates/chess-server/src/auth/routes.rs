@@ -26,10 +26,10 @@ use super::rate_limit::{AddressKey, RateLimiter, RetryAfter, SIGN_UPS_PER_ADDRES
 use super::session::{SESSION_COOKIE, Session, Sessions};
 use super::sign_in::{SignInError, sign_in};
 use super::username::Username;
-use crate::error::ApiError;
-use crate::identity::GuestTokens;
+use crate::auth::identity::GuestTokens;
+use crate::http::error::ApiError;
+use crate::http::routes::JsonBody;
 use crate::ledger::{LedgerEntry, UtcDay};
-use crate::routes::JsonBody;
 use crate::store::{AccountRow, SignUpError, Store};
 
 /// How often an open game socket re-checks its account session.
@@ -225,7 +225,7 @@ impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         match self {
             Failure::Api(error) => error.into_response(),
-            Failure::TooMany(retry) => crate::routes::too_many_requests(retry),
+            Failure::TooMany(retry) => crate::http::routes::too_many_requests(retry),
         }
     }
 }

@@ -1,11 +1,14 @@
-//! Accounts: parsed usernames and passwords, Argon2id hashing, session
-//! tokens and the rate limits that protect sign-in.
+//! Who is asking: guest identities, accounts (parsed usernames and
+//! passwords, Argon2id hashing, session tokens) and the rate limits that
+//! protect sign-in.
 //!
-//! Each module has one purpose and, but for [`http`], no knowledge of HTTP
+//! Each module has one purpose and, but for [`routes`], no knowledge of HTTP
 //! or the store, so the server's routes compose them (the account tables'
 //! queries are in `store::accounts`):
 //!
-//! - [`http`]: the account endpoints, a router the server merges;
+//! - [`identity`]: guest tokens in a signed cookie, and the `Identity` of a
+//!   request (guest or account);
+//! - [`routes`]: the account endpoints, a router the server merges;
 //! - [`username`]: the parsed `Username` and its case-insensitive key;
 //! - [`password`]: length-checked `Password`, hashing and verifying in
 //!   `spawn_blocking` under a concurrency cap, rehash on sign-in, a dummy
@@ -16,9 +19,10 @@
 //! - [`sign_in`]: the sign-in decision that reveals nothing about which
 //!   usernames exist.
 
-pub mod http;
+pub mod identity;
 pub mod password;
 pub mod rate_limit;
+pub mod routes;
 pub mod session;
 pub mod sign_in;
 pub mod username;

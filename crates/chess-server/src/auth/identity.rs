@@ -1,7 +1,7 @@
 //! Who is making a request: a guest identity in a signed cookie.
 //!
 //! A guest token is an HS256 JWT with its own audience (`chess-guest`);
-//! account sessions have theirs (`accounts::session`), so a guest token can
+//! account sessions have theirs (`auth::session`), so a guest token can
 //! never pass as an account. The algorithm is pinned: a token claiming any
 //! other algorithm (including `none`) is refused.
 
@@ -18,8 +18,8 @@ use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::error::ApiError;
-use crate::model::PlayerKind;
+use crate::games::model::PlayerKind;
+use crate::http::error::ApiError;
 use crate::settings::Secret;
 use crate::startup::AppState;
 

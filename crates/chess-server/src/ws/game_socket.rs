@@ -13,12 +13,12 @@ use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
-use super::hub::Hub;
-use super::live::{Applied, Outgoing, Refusal};
-use super::owner::{GameHandle, Gone};
 use crate::clock::now_ms;
-use crate::model::Seat;
-use crate::protocol::{
+use crate::games::hub::Hub;
+use crate::games::live::{Applied, Outgoing, Refusal};
+use crate::games::model::Seat;
+use crate::games::owner::{GameHandle, Gone};
+use crate::ws::protocol::{
     ClientMsg, Command, Incoming, PremoveReason, PremoveView, ProtocolError, ServerMsg,
 };
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use uuid::Uuid;
 
 use crate::games::Refusal;
-use crate::model::{GameMode, GameStage, Seat};
+use crate::games::model::{GameMode, GameStage, Seat};
 
 /// What a browser may send on a game socket: a message the connection
 /// answers itself, or a [`Command`] for the game.
@@ -229,7 +229,7 @@ impl Refusal {
 pub struct PlayerView {
     pub id: Uuid,
     pub name: String,
-    pub kind: crate::model::PlayerKind,
+    pub kind: crate::games::model::PlayerKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<u8>,
     pub is_you: bool,

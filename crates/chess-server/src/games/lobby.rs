@@ -1,10 +1,9 @@
-//! The lobby: open seeks, pairing, and the lobby socket that keeps every
-//! watcher's list live.
+//! The lobby: open seeks, pairing, and the changes lobby sockets
+//! (`ws::lobby_socket`) render, relayed between nodes.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use chess_game::{GameSpec, TimeControl};
 use chess_rules::Color;
 use serde::{Deserialize, Serialize};
@@ -12,12 +11,11 @@ use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
 use crate::clock::{UnixMs, now_ms};
-use crate::games::socket::SessionEnds;
+use crate::games::model::{ColorChoice, GameMode};
 use crate::games::{Hub, NewGame};
-use crate::model::{ColorChoice, GameMode};
-use crate::protocol::PlayerView;
+use crate::http::time_control;
 use crate::store::{PlayerRow, SeekRow, StoreError};
-use crate::time_control;
+use crate::ws::protocol::PlayerView;
 
 /// A seek as the API shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -57,7 +55,7 @@ struct NodeNotice {
 
 /// A change in the lobby, before rendering for a watcher.
 #[derive(Clone, Debug)]
-enum LobbyEvent {
+pub enum LobbyEvent {
     Added(OpenSeek),
     Removed(Uuid),
     /// A game started from `owner`'s seek, or from their challenge link
@@ -112,13 +110,13 @@ impl StartedGames {
 
 /// A seek with its creator.
 #[derive(Clone, Debug)]
-struct OpenSeek {
+pub struct OpenSeek {
     row: SeekRow,
     player: PlayerRow,
 }
 
 impl OpenSeek {
-    fn view(&self, viewer: Option<Uuid>) -> SeekView {
+    pub fn view(&self, viewer: Option<Uuid>) -> SeekView {
         SeekView {
             id: self.row.id,
             player: PlayerView {
@@ -453,27 +451,27 @@ impl Lobby {
         Ok(())
     }
 
-    /// Serves one lobby socket: the open seeks, then every change. When it
-    /// was the viewer's last lobby socket, their real-time seeks are cancelled.
-    ///
-    /// `session_ends` resolves when the account session the socket was
-    /// opened with ends (signed out, password changed, expired): the socket
-    /// is then closed, as game sockets are.
-    pub async fn serve(
-        self: Arc<Self>,
-        socket: WebSocket,
-        viewer: Option<Uuid>,
-        session_ends: SessionEnds,
-    ) {
-        if let Some(player) = viewer
-            && let Ok(mut watchers) = self.watchers.lock()
-        {
+    /// The changes lobby sockets render: seeks added and removed, games
+    /// started for a seek's owner.
+    pub fn subscribe(&self) -> broadcast::Receiver<LobbyEvent> {
+        self.events.subscribe()
+    }
+
+    /// Ends with the server's shutdown.
+    pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.hub.shutdown_signal()
+    }
+
+    /// Counts a lobby socket `player` opened.
+    pub fn watcher_joined(&self, player: Uuid) {
+        if let Ok(mut watchers) = self.watchers.lock() {
             *watchers.entry(player).or_default() += 1;
         }
-        Arc::clone(&self).stream(socket, viewer, session_ends).await;
-        let Some(player) = viewer else {
-            return;
-        };
+    }
+
+    /// Counts a lobby socket `player` closed. When it was their last one,
+    /// their real-time seeks are cancelled: nobody is there to play them.
+    pub async fn watcher_left(&self, player: Uuid) {
         let last = self.watchers.lock().is_ok_and(|mut watchers| {
             let count = watchers.entry(player).or_default();
             *count = count.saturating_sub(1);
@@ -501,98 +499,5 @@ impl Lobby {
             }
         }
         Ok(())
-    }
-
-    async fn stream(
-        self: Arc<Self>,
-        mut socket: WebSocket,
-        viewer: Option<Uuid>,
-        mut session_ends: SessionEnds,
-    ) {
-        let mut events = self.events.subscribe();
-        let mut shutdown = self.hub.shutdown_signal();
-        let snapshot = match self.seeks(viewer).await {
-            Ok(seeks) => serde_json::json!({ "type": "seeks", "seeks": seeks }),
-            Err(error) => {
-                tracing::error!(%error, "listing seeks failed");
-                return;
-            }
-        };
-        if socket
-            .send(Message::Text(snapshot.to_string().into()))
-            .await
-            .is_err()
-        {
-            return;
-        }
-        loop {
-            let message = tokio::select! {
-                event = events.recv() => match event {
-                    Ok(LobbyEvent::Added(seek)) => Some(serde_json::json!({ "type": "seek_added", "seek": seek.view(viewer) })),
-                    Ok(LobbyEvent::Removed(seek_id)) => Some(serde_json::json!({ "type": "seek_removed", "seek_id": seek_id })),
-                    Ok(LobbyEvent::Started { seek_id, game_id, owner }) => (viewer == Some(owner)).then(|| {
-                        let mut message = serde_json::json!({
-                            "type": "game_started", "game_id": game_id, "url": format!("/game/{game_id}"),
-                        });
-                        if let Some(seek_id) = seek_id {
-                            message["seek_id"] = serde_json::json!(seek_id);
-                        }
-                        message
-                    }),
-                    Err(broadcast::error::RecvError::Lagged(_)) => match self.seeks(viewer).await {
-                        Ok(seeks) => Some(serde_json::json!({ "type": "seeks", "seeks": seeks })),
-                        Err(_) => return,
-                    },
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-                incoming = socket.recv() => match incoming {
-                    Some(Ok(Message::Text(text))) => Some(lobby_reply(text.as_str())),
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => return,
-                    Some(Ok(_)) => None,
-                },
-                () = &mut session_ends => {
-                    // The socket no longer speaks for the account (its
-                    // `is_yours` flags and `game_started` messages).
-                    let _ = socket.send(Message::Close(Some(CloseFrame {
-                        code: 4001,
-                        reason: Utf8Bytes::from_static("session ended"),
-                    }))).await;
-                    return;
-                }
-                _ = shutdown.changed() => return,
-            };
-            if let Some(message) = message
-                && socket
-                    .send(Message::Text(message.to_string().into()))
-                    .await
-                    .is_err()
-            {
-                return;
-            }
-        }
-    }
-}
-
-/// The reply to a message on the lobby socket: only `ping` is understood.
-fn lobby_reply(text: &str) -> serde_json::Value {
-    let parsed: Option<serde_json::Value> = serde_json::from_str(text).ok();
-    match parsed
-        .as_ref()
-        .and_then(|value| value.get("type"))
-        .and_then(|t| t.as_str())
-    {
-        Some("ping") => serde_json::json!({
-            "type": "pong",
-            "t": parsed.as_ref().and_then(|value| value.get("t")).cloned().unwrap_or(serde_json::Value::Null),
-            "server_time": now_ms(),
-        }),
-        Some(other) => serde_json::json!({
-            "type": "error", "code": "unknown_message_type",
-            "message": format!("the lobby socket only understands ping, not {other:?}"), "in_reply_to": other,
-        }),
-        None => serde_json::json!({
-            "type": "error", "code": "malformed_message",
-            "message": "expected a json object with a \"type\"", "in_reply_to": null,
-        }),
     }
 }

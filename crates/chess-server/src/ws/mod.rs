@@ -1,0 +1,9 @@
+//! The WebSockets: the protocol's message types, one socket per viewer of a
+//! game, and the lobby socket that keeps every watcher's list of seeks live.
+//! Sockets reach live games only through a [`crate::games::GameHandle`].
+
+pub mod game_socket;
+pub mod lobby_socket;
+pub mod protocol;
+
+pub use game_socket::SocketLimits;
