@@ -79,4 +79,19 @@ for node in $(seq 1 "$nodes"); do
     load_flags+=(--url "http://127.0.0.1:$port" --server-pid "$server_pid")
 done
 
+# Bytes each server process caused to be written to storage (`write_bytes` of
+# /proc/PID/io): on SQLite, the WAL and its checkpoints, so what a move costs
+# the disk. (On Postgres the database's own processes write, not the node.)
+storage_writes() {
+    for pid in "${server_pids[@]}"; do
+        awk '/^write_bytes/ { print $2 }' "/proc/$pid/io"
+    done | paste -sd' '
+}
+writes_before=$(storage_writes)
 "$load_bin" "${load_flags[@]}" "$@"
+writes_after=$(storage_writes)
+read -ra before <<<"$writes_before"
+read -ra after <<<"$writes_after"
+for i in "${!server_pids[@]}"; do
+    echo "measure: node $((i + 1)) wrote $(( (after[i] - before[i]) / 1024 )) KiB to storage during the load"
+done

@@ -399,6 +399,78 @@ async fn timers_and_nodes_contract(backend: Backend) {
     store.close().await;
 }
 
+/// A player's games: from either seat, a game with them in both seats once,
+/// unfinished ones newest change first, then the newest finished ones.
+async fn games_of_player_contract(backend: Backend) {
+    let Some((store, _db)) = fresh_store(backend).await else {
+        return;
+    };
+    let (me, other) = (player(), player());
+    store.insert_player(&me).await.expect("insert");
+    store.insert_player(&other).await.expect("insert");
+    let game_at = |white: &PlayerRow, black: &PlayerRow, status, updated| GameRow {
+        status,
+        updated_at: ms(updated),
+        ..game(white, black)
+    };
+    let as_white = game_at(&me, &other, GameStage::Playing, 100);
+    let as_black = game_at(&other, &me, GameStage::Playing, 300);
+    let local = GameRow {
+        mode: GameMode::Local,
+        ..game_at(&me, &me, GameStage::Playing, 200)
+    };
+    let waiting_for_white = GameRow {
+        white_id: None,
+        ..game_at(&me, &me, GameStage::Open, 400)
+    };
+    let not_mine = game_at(&other, &other, GameStage::Playing, 500);
+    let finished: Vec<GameRow> = (0..5)
+        .map(|i| {
+            let (white, black) = if i % 2 == 0 {
+                (&me, &other)
+            } else {
+                (&other, &me)
+            };
+            game_at(white, black, GameStage::Finished, 1_000 + i)
+        })
+        .collect();
+    for row in [&as_white, &as_black, &local, &waiting_for_white, &not_mine]
+        .into_iter()
+        .chain(&finished)
+    {
+        store.insert_game(row).await.expect("insert game");
+    }
+
+    let ids = |games: Vec<GameRow>| games.into_iter().map(|g| g.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.games_of_player(me.id, 3).await.expect("mine")),
+        [
+            waiting_for_white.id,
+            as_black.id,
+            local.id,
+            as_white.id,
+            finished[4].id,
+            finished[3].id,
+            finished[2].id,
+        ]
+    );
+    assert_eq!(
+        ids(store.games_of_player(me.id, 0).await.expect("mine")).len(),
+        4,
+        "no finished game when none is asked for"
+    );
+}
+
+#[tokio::test]
+async fn games_of_player_contract_on_sqlite() {
+    games_of_player_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn games_of_player_contract_on_postgres() {
+    games_of_player_contract(Backend::Postgres).await;
+}
+
 #[tokio::test]
 async fn batch_contract_on_sqlite() {
     batch_contract(Backend::Sqlite).await;
