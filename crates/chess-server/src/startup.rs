@@ -295,6 +295,15 @@ impl Application {
         format!("http://{host}:{}/", self.port)
     }
 
+    /// The HTTP routes with every layer the listener serves them with (body
+    /// limit, timeout, origin checks), to drive in-process without TCP, as
+    /// the HTTP fuzzer does. A handler that rate-limits by address reads
+    /// `ConnectInfo<SocketAddr>` from the request's extensions, which the
+    /// listener adds and a caller of this router must add itself.
+    pub fn router(&self) -> Router {
+        self.router.clone()
+    }
+
     /// The live games of this node.
     pub fn hub(&self) -> &Arc<Hub> {
         &self.hub
