@@ -34,6 +34,10 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         }
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            // The pool retries a connection it cannot open (see
+            // `refuse_read_only`) until this runs out: a move waits this long
+            // at most for its `unavailable`, not sqlx's default 30 s.
+            .acquire_timeout(Duration::from_secs(5))
             // When a COMMIT fails (a full disk: SQLite writes its log at
             // commit and then rolls the transaction back itself), sqlx keeps
             // counting the transaction as open on that connection, and every
@@ -43,6 +47,15 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .before_acquire(|connection, _| {
                 Box::pin(async move { Ok(!connection.is_in_transaction()) })
             })
+            // SQLite opens a file it may not write (`chattr +i`, a read-only
+            // mount, its permissions) read-only instead of failing, and such
+            // a connection stays read-only after the file is writable again:
+            // in the pool it would refuse every write it is given until the
+            // pool retires it. A new connection is therefore refused when it
+            // cannot write; the request waiting for it gets the store's
+            // `SQLITE_READONLY` (`unavailable`), and the next one tries to
+            // open the file afresh.
+            .after_connect(|connection, _| Box::pin(refuse_read_only(connection)))
             .connect_with(options)
             .await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
@@ -72,5 +85,28 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))
+    }
+}
+
+/// `Err(SQLITE_READONLY)` when `connection` cannot write to its database.
+/// A statement that changes no row still starts a write transaction, which a
+/// connection opened read-only refuses; on a writable one it only takes and
+/// releases the write lock. Before the first migration the table is missing:
+/// that error says nothing about writing and is let through.
+async fn refuse_read_only(connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+    const SQLITE_READONLY: i32 = 8;
+    match sqlx::query("update _sqlx_migrations set success = success where 0")
+        .execute(connection)
+        .await
+    {
+        Err(sqlx::Error::Database(error))
+            if error
+                .code()
+                .and_then(|code| code.parse::<i32>().ok())
+                .is_some_and(|code| code & 0xff == SQLITE_READONLY) =>
+        {
+            Err(sqlx::Error::Database(error))
+        }
+        _ => Ok(()),
     }
 }

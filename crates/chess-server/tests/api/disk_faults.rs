@@ -340,3 +340,105 @@ async fn a_commit_refused_by_a_really_full_disk_does_not_spoil_the_connection() 
     assert_eq!(stored_moves(&app, &game.game, &guest).await, game.acked);
     app.stop().await;
 }
+
+/// `chattr` on the database file and its `-wal` and `-shm`: `true` when it
+/// took on every one.
+fn chattr(flag: &str, database: &std::path::Path) -> bool {
+    let mut files = vec![database.to_path_buf()];
+    for suffix in ["-wal", "-shm"] {
+        let mut name = database.as_os_str().to_owned();
+        name.push(suffix);
+        files.push(name.into());
+    }
+    std::process::Command::new("chattr")
+        .arg(flag)
+        .args(&files)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Closes every connection the server's pool holds idle, so that the next
+/// query opens a new one.
+async fn close_idle_connections(app: &TestApp) {
+    let pool = app.store.sqlite_pool().expect("an SQLite store");
+    while let Some(connection) = pool.try_acquire() {
+        connection.close().await.expect("the connection closes");
+    }
+}
+
+/// A database file made immutable (`chattr +i`) under a running server. What
+/// really happens, found by trying it (Linux 6.18, tmpfs): the flag is
+/// checked when a file is opened, not at each write, so the server's open
+/// connections go on writing (and checkpointing) as if nothing happened.
+/// Only a connection opened afterwards meets it, and SQLite then opens the
+/// file read-only rather than failing, a connection that stays read-only for
+/// good. The server refuses to keep such a connection (it would refuse
+/// every write it is given long after the file is writable again): the move
+/// that needed it is refused `unavailable`, and once the flag is cleared the
+/// same move and the next ones are played.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_file_made_immutable_refuses_new_connections_and_recovers() {
+    let Some(disk) = SmallDisk::mount("16m") else {
+        eprintln!("skipping: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+        return;
+    };
+    let database = disk.path.join("chess.db");
+    let url = format!("sqlite://{}", database.display());
+    let mut app = start(test_settings(&url), Backend::Sqlite).await;
+    let guest = app.guest().await;
+    let mut game = Played::start(&app, &guest).await;
+    for _ in 0..2 {
+        let mv = game.next_move().expect("an opening move");
+        assert_eq!(game.send(&mv).await, "ack");
+    }
+    if !chattr("+i", &database) {
+        chattr("-i", &database);
+        eprintln!("skipping: chattr +i does not work on this filesystem");
+        app.stop().await;
+        return;
+    }
+
+    // The open connections do not notice.
+    let mv = game.next_move().expect("a move");
+    assert_eq!(game.send(&mv).await, "ack", "through an open connection");
+    let version = app.state(&game.game, Some(&guest)).await["version"].clone();
+
+    // A new connection opens the file read-only: refused, and the move with it.
+    close_idle_connections(&app).await;
+    let refused = game.next_move().expect("a move");
+    let answer = game.send(&refused).await;
+    // The live game is in memory: reading it needs no connection.
+    let read = app
+        .request(
+            "GET",
+            &format!("/api/games/{}", game.game),
+            &[("cookie", guest.cookie.as_str())],
+            None,
+        )
+        .await;
+    let read_status = read.status().as_u16();
+    let read: Value = read.json().await.unwrap_or(Value::Null);
+    // Cleared before asserting, so that a failure leaves a removable disk.
+    assert!(chattr("-i", &database), "chattr -i");
+    assert_eq!(answer, "unavailable", "a move needing a new connection");
+    assert_eq!(read_status, 200, "{read}");
+    assert_eq!(read["version"], version, "the refused move moved nothing: {read}");
+    let read_moves: Vec<&str> = read["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter_map(|mv| mv["uci"].as_str())
+        .collect();
+    assert_eq!(read_moves, game.acked, "the refused move is not in the game");
+
+    // Writable again: the refused move and the next ones are played, with
+    // nothing lost or added.
+    assert_eq!(game.send(&refused).await, "ack", "the refused move, sent again");
+    for _ in 0..10 {
+        let Some(mv) = game.next_move() else { break };
+        assert_eq!(game.send(&mv).await, "ack", "after {:?}", game.acked);
+    }
+    assert_eq!(stored_moves(&app, &game.game, &guest).await, game.acked);
+    app.stop().await;
+}
