@@ -87,15 +87,15 @@ async fn crash_cycles_on_postgres() {
 
 /// Two cycles of a database fault on a Postgres cluster the run starts
 /// itself; skipped with the other Postgres tests, or without the programs.
-async fn database_fault_loses_nothing(fault: &str) {
+async fn database_fault_loses_nothing(fault: &str) -> Option<report::Report> {
     if std::env::var("CHESS_SKIP_POSTGRES_TESTS").is_ok_and(|v| v == "1") {
         eprintln!("skipping a Postgres test: CHESS_SKIP_POSTGRES_TESTS=1");
-        return;
+        return None;
     }
     let bin = std::env::var("PG_BIN").unwrap_or_else(|_| "/usr/lib/postgresql/15/bin".to_owned());
     if !std::path::Path::new(&bin).join("initdb").exists() {
         eprintln!("skipping a database-fault test: no initdb in {bin} (set PG_BIN)");
-        return;
+        return None;
     }
     let config = Config::from_args(Args::parse_from([
         "crash",
@@ -128,11 +128,46 @@ async fn database_fault_loses_nothing(fault: &str) {
     assert_eq!(report.count("kills"), 2, "two faults: {report}");
     assert!(report.count("moves_acked") > 0, "{report}");
     assert!(report.count("games_replayed") > 0, "{report}");
+    Some(report)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_restart_loses_nothing() {
     database_fault_loses_nothing("restart-database").await;
+}
+
+/// The disk under Postgres full for a while: moves refused `unavailable`
+/// (never `internal`: the client must know it may send again), nothing acked
+/// lost, and the server plays on by itself once the space is back. Needs to
+/// mount a tmpfs (root with `CAP_SYS_ADMIN`); skipped where it cannot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_under_postgres_loses_nothing() {
+    if !can_mount_tmpfs() {
+        eprintln!("skipping: cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN)");
+        return;
+    }
+    let Some(report) = database_fault_loses_nothing("disk-full").await else {
+        return;
+    };
+    assert_eq!(report.count("refusal_code_internal"), 0, "{report}");
+}
+
+fn can_mount_tmpfs() -> bool {
+    let probe = std::env::temp_dir().join(format!("chess-mount-probe-{}", std::process::id()));
+    if std::fs::create_dir_all(&probe).is_err() {
+        return false;
+    }
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&probe)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if mounted {
+        let _ = std::process::Command::new("umount").arg(&probe).status();
+    }
+    let _ = std::fs::remove_dir(&probe);
+    mounted
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

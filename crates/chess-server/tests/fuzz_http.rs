@@ -30,8 +30,8 @@ use chess_server::{Application, Settings};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{Value, json};
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use sqlx::Row;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
 use tower::ServiceExt;
 use uuid::Uuid;
 /// Endpoints with a JSON body and a valid body for each, to mutate.
@@ -423,12 +423,17 @@ fn fuzz(transport: Transport, config: ProptestConfig) {
         any::<bool>(),
         prop::sample::select(&["application/json", "text/plain", ""][..]),
     );
-    let outcome = TestRunner::new(config).run(
-        &cases,
-        |((endpoint, body), as_account, content_type)| {
-            check_case(&fixture, transport, endpoint, &body, as_account, content_type)
-        },
-    );
+    let outcome =
+        TestRunner::new(config).run(&cases, |((endpoint, body), as_account, content_type)| {
+            check_case(
+                &fixture,
+                transport,
+                endpoint,
+                &body,
+                as_account,
+                content_type,
+            )
+        });
     let elapsed = fixture.started.elapsed().as_secs_f64();
     let outcomes = fixture.outcomes.lock().expect("the tally").clone();
     let sent: u64 = outcomes.values().sum();

@@ -26,6 +26,8 @@ pub struct Cluster {
     bin: PathBuf,
     data: PathBuf,
     pub port: u16,
+    /// The tmpfs mounted at `data`, for `--fault disk-full`: unmounted last.
+    tmpfs: bool,
 }
 
 impl Cluster {
@@ -46,7 +48,12 @@ impl Cluster {
             chown_to_postgres(&data)?;
         }
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let cluster = Cluster { bin, data, port };
+        let cluster = Cluster {
+            bin,
+            data,
+            port,
+            tmpfs: false,
+        };
         cluster.run(
             "initdb",
             &[
@@ -61,6 +68,61 @@ impl Cluster {
         )?;
         cluster.pg_ctl(&["start", "-w"])?;
         Ok(cluster)
+    }
+
+    /// Like [`Cluster::start`], with the data folder on a tmpfs of `size`
+    /// (`256m`) mounted for it, so that the disk under the database can be
+    /// filled without touching the machine's own (needs root).
+    ///
+    /// # Errors
+    /// A [`ClusterError`] when the mount or a program fails.
+    pub fn start_on_tmpfs(folder: &Path, size: &str) -> Result<Cluster, ClusterError> {
+        let data = folder.join("pgdata");
+        std::fs::create_dir_all(&data)?;
+        let output = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(&data)
+            .output()?;
+        if !output.status.success() {
+            return Err(ClusterError::Command {
+                command: format!("mount -t tmpfs -o size={size} tmpfs {}", data.display()),
+                output: String::from_utf8_lossy(&output.stderr).into_owned(),
+            });
+        }
+        match Cluster::start(folder) {
+            Ok(mut cluster) => {
+                cluster.tmpfs = true;
+                Ok(cluster)
+            }
+            Err(error) => {
+                let _ = Command::new("umount").arg("-l").arg(&data).status();
+                Err(error)
+            }
+        }
+    }
+
+    /// Fills what is left of the data folder's filesystem with a file (in
+    /// the data folder, which Postgres ignores); removing the file gives the
+    /// space back.
+    ///
+    /// # Errors
+    /// A [`ClusterError`] when the file cannot be created.
+    pub fn fill_disk(&self) -> Result<PathBuf, ClusterError> {
+        use std::io::Write;
+        let filler = self.data.join("filler");
+        let mut file = std::fs::File::create(&filler)?;
+        let block = vec![0u8; 64 * 1024];
+        while file.write_all(&block).is_ok() {}
+        // The last few pages, smaller than a block.
+        let small = [0u8; 512];
+        while file.write_all(&small).is_ok() {}
+        Ok(filler)
     }
 
     /// `postgres://postgres@127.0.0.1:<port>/<database>`.
@@ -154,6 +216,9 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         let _ = self.stop_immediately();
+        if self.tmpfs {
+            let _ = Command::new("umount").arg("-l").arg(&self.data).status();
+        }
     }
 }
 

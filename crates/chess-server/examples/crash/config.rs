@@ -66,7 +66,8 @@ pub struct Args {
     /// What happens at the random moment: the server is killed (SIGKILL), or,
     /// on a Postgres cluster the tool starts itself, the database is stopped
     /// (`-m immediate`) and started again, or its backends are terminated in a
-    /// storm, while the server keeps running.
+    /// storm, or its data folder (on a tmpfs the tool mounts, as root) is
+    /// filled to the last byte for a while, while the server keeps running.
     #[arg(long, value_enum, default_value_t = Fault::KillServer)]
     pub fault: Fault,
 
@@ -81,6 +82,7 @@ pub enum Fault {
     KillServer,
     RestartDatabase,
     TerminateBackends,
+    DiskFull,
 }
 
 /// Checked settings of one run.

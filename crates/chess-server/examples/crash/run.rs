@@ -32,6 +32,10 @@ const STARTUP_KILL_CHANCE: f64 = 0.15;
 /// Longest the server may take to acknowledge moves again after the
 /// database came back.
 const RECOVERY_WITHIN: Duration = Duration::from_secs(10);
+/// The tmpfs under the cluster of `--fault disk-full`: a fresh cluster takes
+/// about 40 MB (16 MB of it the first WAL segment), so this leaves room
+/// for the run's games and a WAL segment or two between the faults.
+const DISK_FULL_TMPFS: &str = "256m";
 /// Longest the seats may take to notice the kill.
 const SEATS_STOP_WITHIN: Duration = Duration::from_secs(30);
 
@@ -61,6 +65,7 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
     let cluster = match config.fault {
         Fault::KillServer => None,
         Fault::RestartDatabase | Fault::TerminateBackends => Some(Cluster::start(&folder)?),
+        Fault::DiskFull => Some(Cluster::start_on_tmpfs(&folder, DISK_FULL_TMPFS)?),
     };
     let admin_url = cluster.as_ref().map(|cluster| cluster.url("postgres"));
     let database = Database::create(config.backend, &folder, admin_url).await?;
@@ -178,6 +183,21 @@ async fn cycles(
                 cluster.stop_immediately()?;
                 tokio::time::sleep(Duration::from_millis(rng.random_range(300..=2_000))).await;
                 cluster.start_again()?;
+                if !recover(&mut server, &http, &mut playing, &killed, recorder).await? {
+                    describe_stall(&api, &live, recorder).await;
+                }
+            }
+            (Fault::DiskFull, Some(cluster)) => {
+                // Every free byte taken for 1 to 3 s: Postgres cannot extend
+                // a table or its log. Then the space comes back (the filler
+                // removed), and the server must recover by itself.
+                let filler = cluster.fill_disk()?;
+                tokio::time::sleep(Duration::from_millis(rng.random_range(1_000..=3_000))).await;
+                if !server.is_running() {
+                    recorder.fail("panic", "-", "the server process ended on a full disk");
+                }
+                std::fs::remove_file(&filler).map_err(crate::cluster::ClusterError::Io)?;
+                recorder.count("disk_fills");
                 if !recover(&mut server, &http, &mut playing, &killed, recorder).await? {
                     describe_stall(&api, &live, recorder).await;
                 }

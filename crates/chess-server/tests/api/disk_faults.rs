@@ -423,18 +423,28 @@ async fn a_database_file_made_immutable_refuses_new_connections_and_recovers() {
     assert!(chattr("-i", &database), "chattr -i");
     assert_eq!(answer, "unavailable", "a move needing a new connection");
     assert_eq!(read_status, 200, "{read}");
-    assert_eq!(read["version"], version, "the refused move moved nothing: {read}");
+    assert_eq!(
+        read["version"], version,
+        "the refused move moved nothing: {read}"
+    );
     let read_moves: Vec<&str> = read["moves"]
         .as_array()
         .expect("moves")
         .iter()
         .filter_map(|mv| mv["uci"].as_str())
         .collect();
-    assert_eq!(read_moves, game.acked, "the refused move is not in the game");
+    assert_eq!(
+        read_moves, game.acked,
+        "the refused move is not in the game"
+    );
 
     // Writable again: the refused move and the next ones are played, with
     // nothing lost or added.
-    assert_eq!(game.send(&refused).await, "ack", "the refused move, sent again");
+    assert_eq!(
+        game.send(&refused).await,
+        "ack",
+        "the refused move, sent again"
+    );
     for _ in 0..10 {
         let Some(mv) = game.next_move() else { break };
         assert_eq!(game.send(&mv).await, "ack", "after {:?}", game.acked);
