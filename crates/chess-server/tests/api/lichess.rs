@@ -1271,11 +1271,12 @@ async fn a_challenge_made_on_one_node_is_answered_on_another() {
         game_id.as_str()
     );
 
-    // Alice resigns through A: Bob's stream on B gets gameFinish.
+    // Alice ends the game through A (abort: nobody has moved yet): Bob's
+    // stream on B gets gameFinish.
     let (status, body) = a
         .api(
             "POST",
-            &format!("/api/board/game/{game_id}/resign"),
+            &format!("/api/board/game/{game_id}/abort"),
             Some(&alice.token),
             &[],
         )
@@ -1283,6 +1284,5 @@ async fn a_challenge_made_on_one_node_is_answered_on_another() {
     assert_eq!(status, 200, "{body}");
     let finished = bob_events.next_of("gameFinish").await;
     assert_eq!(finished["game"]["gameId"], game_id.as_str());
-    assert_eq!(finished["game"]["status"]["name"], "resign");
-    assert_eq!(finished["game"]["winner"], "black");
+    assert_eq!(finished["game"]["status"]["name"], "aborted");
 }
