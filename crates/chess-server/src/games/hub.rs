@@ -77,6 +77,8 @@ pub struct Hub {
     shutdown: watch::Receiver<bool>,
     /// Lobby changes other nodes announced, for the lobby to pick up.
     lobby_notices: tokio::sync::broadcast::Sender<String>,
+    /// The lichess-compatible API's notices from other nodes.
+    api_notices: tokio::sync::broadcast::Sender<String>,
     /// The sweeper, heartbeat and listener: awaited before the store closes.
     background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     metrics: Metrics,
@@ -108,6 +110,7 @@ impl Hub {
             first_move_deadline_ms,
             shutdown,
             lobby_notices: tokio::sync::broadcast::channel(256).0,
+            api_notices: tokio::sync::broadcast::channel(256).0,
             background: Mutex::new(Vec::new()),
             metrics,
         });
@@ -505,6 +508,16 @@ impl Hub {
     /// A lobby notice from another node.
     pub(super) fn lobby_changed_elsewhere(&self, payload: &str) {
         let _ = self.lobby_notices.send(payload.to_owned());
+    }
+
+    /// A notice of the lichess-compatible API from another node.
+    pub(super) fn api_changed_elsewhere(&self, payload: &str) {
+        let _ = self.api_notices.send(payload.to_owned());
+    }
+
+    /// The lichess-compatible API's notices from other nodes, from now on.
+    pub fn api_notices(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.api_notices.subscribe()
     }
 
     /// Lobby notices from other nodes, from now on.

@@ -23,6 +23,9 @@ use super::hub::Hub;
 pub const GAMES_CHANNEL: &str = "chess_games";
 /// The channel of lobby changes.
 pub const LOBBY_CHANNEL: &str = "chess_lobby";
+/// The channel of the lichess-compatible API's challenges and games
+/// (`lichess::notices`).
+pub const API_CHANNEL: &str = "chess_api";
 /// Largest payload written (Postgres refuses 8,000 bytes and more).
 const MAX_PAYLOAD: usize = 7_900;
 /// Wait before reconnecting a failed listener.
@@ -111,6 +114,7 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
                         ),
                     },
                     LOBBY_CHANNEL => hub.lobby_changed_elsewhere(notification.payload()),
+                    API_CHANNEL => hub.api_changed_elsewhere(notification.payload()),
                     _ => {}
                 },
                 // The connection dropped; notices may be lost.
@@ -133,7 +137,9 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
 
 async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect_with(pool).await?;
-    listener.listen_all([GAMES_CHANNEL, LOBBY_CHANNEL]).await?;
+    listener
+        .listen_all([GAMES_CHANNEL, LOBBY_CHANNEL, API_CHANNEL])
+        .await?;
     Ok(listener)
 }
 

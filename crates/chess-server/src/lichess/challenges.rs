@@ -2,13 +2,14 @@
 //! accept, decline and cancel) and the Board API seek, which lives in the
 //! lobby while its request stays open.
 //!
-//! A challenge waits in memory on the node that received it until the
-//! challenged account answers: it is an invitation, not a game, and a
-//! restart forgets it (the challenger asks again). Accepting it creates an
-//! online game through the hub, as the web's challenges do.
+//! A challenge is a row in the store (`store::challenges`), so every node
+//! sees it and a restart keeps it; answering it is one conditional update,
+//! so of racing answers on any nodes exactly one counts. Accepting it
+//! creates an online game through the hub, as the web's challenges do. The
+//! event streams hear of challenges through [`notices`](super::notices).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Bytes;
@@ -23,19 +24,35 @@ use uuid::Uuid;
 
 use super::auth::{ApiUser, Scope};
 use super::events;
+use super::notices::{self, ApiNotice};
 use super::shapes::{self, ApiPlayer};
 use super::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use crate::auth::username::Username;
+use crate::clock::now_ms;
 use crate::games::NewGame;
 use crate::games::lobby::SeekOutcome;
 use crate::games::model::{ColorChoice, GameMode};
 use crate::startup::AppState;
-use crate::store::PlayerRow;
+use crate::store::{ChallengeAnswer, ChallengeRow, PlayerRow, Store};
 
 /// Challenges one account may have waiting for answers.
-const MAX_OUTGOING: usize = 20;
+const MAX_OUTGOING: i64 = 20;
 
-/// A challenge waiting for its answer.
+/// The longest decline reason key kept.
+const MAX_REASON_LEN: usize = 32;
+
+/// How long a challenge waits for its answer. Lichess expires challenges
+/// too; here an unanswered challenge older than this is treated as gone by
+/// every read (it is neither listed, nor accepted, nor counted) and its row
+/// is deleted when a later challenge is stored.
+pub const CHALLENGE_LIFETIME_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The oldest `created_at` a challenge may have and still be answered.
+fn expired_before() -> i64 {
+    now_ms().to_stored() - CHALLENGE_LIFETIME_MS
+}
+
+/// A challenge as the API shows it: its stored row with both accounts.
 #[derive(Clone, Debug)]
 pub struct Challenge {
     pub id: Uuid,
@@ -43,21 +60,49 @@ pub struct Challenge {
     pub dest: ApiPlayer,
     pub time_control: TimeControl,
     pub color: ColorChoice,
+    /// `created`, `accepted`, `declined` or `canceled`.
+    pub status: String,
+    pub decline_reason: Option<String>,
 }
 
 impl Challenge {
+    /// The challenge of `row` with its accounts read from the store; `None`
+    /// if an account is gone.
+    pub async fn load(store: &Store, row: ChallengeRow) -> Result<Option<Challenge>, ApiFailure> {
+        let corrupt = |what: String| ApiFailure::internal(format!("challenge {}: {what}", row.id));
+        let time_control: TimeControl = row
+            .time_control
+            .parse()
+            .map_err(|error| corrupt(format!("time control: {error}")))?;
+        let color: ColorChoice = row
+            .color
+            .parse()
+            .map_err(|error| corrupt(format!("color: {error}")))?;
+        let (Some(challenger), Some(dest)) = (
+            api_player(store, row.challenger_id).await?,
+            api_player(store, row.dest_id).await?,
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(Challenge {
+            id: row.id,
+            challenger,
+            dest,
+            time_control,
+            color,
+            status: row.status,
+            decline_reason: row.decline_reason,
+        }))
+    }
+
     /// Lichess's challenge object; `direction` is `in` or `out` as the
     /// reader sees it.
     pub fn json(&self, direction: &str) -> Value {
-        self.json_with_status(direction, "created")
-    }
-
-    fn json_with_status(&self, direction: &str, status: &str) -> Value {
         let speed = shapes::speed(self.time_control);
-        json!({
+        let mut value = json!({
             "id": self.id,
             "url": format!("/api/challenge/{}", self.id),
-            "status": status,
+            "status": self.status,
             "challenger": self.challenger.challenge_json(),
             "destUser": self.dest.challenge_json(),
             "variant": shapes::variant(),
@@ -65,66 +110,79 @@ impl Challenge {
             "speed": speed,
             "timeControl": shapes::time_control(self.time_control),
             "color": self.color.as_str(),
-            "finalColor": match self.color {
-                ColorChoice::White => "white",
-                ColorChoice::Black => "black",
-                ColorChoice::Random => "random",
-            },
+            "finalColor": self.color.as_str(),
             "perf": { "name": speed },
             "direction": direction,
-        })
+        });
+        if let Some(reason) = &self.decline_reason {
+            value["declineReasonKey"] = json!(reason);
+            value["declineReason"] = json!(format!("The challenge was declined ({reason})."));
+        }
+        value
+    }
+
+    /// The event-stream lines this challenge's state gives each account:
+    /// `(account, line)`. A new challenge goes to both accounts, a decline
+    /// to the challenger, a cancel to the challenged account; an accepted
+    /// one is told by the game's `gameStart`.
+    pub fn event_lines(&self) -> Vec<(Uuid, Bytes)> {
+        let event = |kind: &str, direction: &str| {
+            line(&json!({ "type": kind, "challenge": self.json(direction) }))
+        };
+        match self.status.as_str() {
+            "created" => vec![
+                (self.dest.player_id, event("challenge", "in")),
+                (self.challenger.player_id, event("challenge", "out")),
+            ],
+            "declined" => vec![(self.challenger.player_id, event("challengeDeclined", "out"))],
+            "canceled" => vec![(self.dest.player_id, event("challengeCanceled", "in"))],
+            _ => Vec::new(),
+        }
     }
 }
 
-/// The challenges waiting on this node.
-#[derive(Debug, Default)]
-pub struct Challenges(Mutex<HashMap<Uuid, Challenge>>);
+async fn api_player(store: &Store, player: Uuid) -> Result<Option<ApiPlayer>, ApiFailure> {
+    let Some(row) = store.player(player).await? else {
+        return Ok(None);
+    };
+    let bot = store
+        .api_account(player)
+        .await?
+        .is_some_and(|account| account.bot);
+    Ok(Some(ApiPlayer::new(&row, bot, None)))
+}
 
-impl Challenges {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Challenge>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The challenges waiting for `player`'s answer.
-    pub fn incoming(&self, player: Uuid) -> Vec<Challenge> {
-        self.lock()
-            .values()
-            .filter(|challenge| challenge.dest.player_id == player)
-            .cloned()
-            .collect()
-    }
-
-    fn add(&self, challenge: Challenge) -> Result<(), ApiFailure> {
-        let mut all = self.lock();
-        let outgoing = all
-            .values()
-            .filter(|waiting| waiting.challenger.player_id == challenge.challenger.player_id)
-            .count();
-        if outgoing >= MAX_OUTGOING {
-            return Err(ApiFailure::bad_request(format!(
-                "You have {MAX_OUTGOING} challenges waiting for an answer; cancel some first"
-            )));
-        }
-        all.insert(challenge.id, challenge);
-        Ok(())
-    }
-
-    /// Removes challenge `id` if `may_take` allows it.
-    fn take(
-        &self,
-        id: &str,
-        may_take: impl FnOnce(&Challenge) -> bool,
-    ) -> Result<Challenge, ApiFailure> {
-        let not_found = || ApiFailure::new(axum::http::StatusCode::NOT_FOUND, "No such challenge");
-        let id = Uuid::parse_str(id).map_err(|_| not_found())?;
-        let mut all = self.lock();
-        match all.get(&id) {
-            Some(challenge) if may_take(challenge) => all.remove(&id).ok_or_else(not_found),
-            _ => Err(not_found()),
+/// The challenges waiting for `player`'s answer.
+pub async fn incoming(store: &Store, player: Uuid) -> Result<Vec<Challenge>, ApiFailure> {
+    let mut challenges = Vec::new();
+    for row in store.challenges_to(player, expired_before()).await? {
+        if let Some(challenge) = Challenge::load(store, row).await? {
+            challenges.push(challenge);
         }
     }
+    Ok(challenges)
+}
+
+/// Answers challenge `id` (text from the route) as `player`; `404` if it
+/// is not waiting for this answer from `player` (unknown, expired, someone
+/// else's, or answered already, perhaps a moment ago on another node).
+async fn answer(
+    state: &AppState,
+    id: &str,
+    player: Uuid,
+    answer: ChallengeAnswer,
+    decline_reason: Option<&str>,
+) -> Result<Challenge, ApiFailure> {
+    let not_found = || ApiFailure::new(axum::http::StatusCode::NOT_FOUND, "No such challenge");
+    let id = Uuid::parse_str(id).map_err(|_| not_found())?;
+    let row = state
+        .store
+        .answer_challenge(id, player, answer, decline_reason, expired_before())
+        .await?
+        .ok_or_else(not_found)?;
+    Challenge::load(&state.store, row)
+        .await?
+        .ok_or_else(|| ApiFailure::new(axum::http::StatusCode::NOT_FOUND, "No such user"))
 }
 
 /// The fields of a form (or JSON object) body.
@@ -224,10 +282,6 @@ async fn player_row(state: &AppState, user: &ApiUser) -> Result<PlayerRow, ApiFa
         .ok_or_else(|| ApiFailure::internal("an account without a player row"))
 }
 
-fn api_player_of(row: &PlayerRow, bot: bool) -> ApiPlayer {
-    ApiPlayer::new(row, bot, None)
-}
-
 /// `POST /api/challenge/{username}`.
 pub async fn create(
     State(state): State<AppState>,
@@ -263,29 +317,36 @@ pub async fn create(
         return Err(ApiFailure::bad_request("You cannot challenge yourself"));
     }
     limit_games(&state, user.player_id)?;
-    let challenger_row = player_row(&state, &user).await?;
-    let dest_row = state
+    let row = ChallengeRow {
+        id: Uuid::new_v4(),
+        challenger_id: user.player_id,
+        dest_id: dest.player_id,
+        time_control: time_control.to_string(),
+        color: color.as_str().to_owned(),
+        status: "created".to_owned(),
+        decline_reason: None,
+        created_at: now_ms().to_stored(),
+    };
+    if !state
         .store
-        .player(dest.player_id)
+        .insert_challenge(&row, MAX_OUTGOING, expired_before())
+        .await?
+    {
+        return Err(ApiFailure::bad_request(format!(
+            "You have {MAX_OUTGOING} challenges waiting for an answer; cancel some first"
+        )));
+    }
+    let challenge = Challenge::load(&state.store, row)
         .await?
         .ok_or_else(no_user)?;
-    let challenge = Challenge {
-        id: Uuid::new_v4(),
-        challenger: api_player_of(&challenger_row, user.bot),
-        dest: api_player_of(&dest_row, dest.bot),
-        time_control,
-        color,
-    };
-    state.lichess.challenges.add(challenge.clone())?;
-    let events = &state.lichess.events;
-    events.send(
-        dest.player_id,
-        &line(&json!({ "type": "challenge", "challenge": challenge.json("in") })),
-    );
-    events.send(
-        user.player_id,
-        &line(&json!({ "type": "challenge", "challenge": challenge.json("out") })),
-    );
+    notices::publish(
+        &state,
+        ApiNotice::Challenge {
+            id: challenge.id,
+            status: challenge.status.clone(),
+        },
+    )
+    .await;
     Ok(axum::Json(json!({ "challenge": challenge.json("out") })).into_response())
 }
 
@@ -296,10 +357,7 @@ pub async fn accept(
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay])?;
-    let challenge = state
-        .lichess
-        .challenges
-        .take(&id, |challenge| challenge.dest.player_id == user.player_id)?;
+    let challenge = answer(&state, &id, user.player_id, ChallengeAnswer::Accepted, None).await?;
     let players = async {
         let challenger = state.store.player(challenge.challenger.player_id).await?;
         let dest = state.store.player(challenge.dest.player_id).await?;
@@ -316,6 +374,7 @@ pub async fn accept(
         Color::White => (challenger, dest),
         Color::Black => (dest, challenger),
     };
+    // Only the one accept whose update matched gets here: one game.
     let live = state
         .hub
         .create(NewGame {
@@ -326,7 +385,7 @@ pub async fn accept(
             computer_level: None,
         })
         .await?;
-    events::start_following(&state.lichess, &state.hub, live.id).await;
+    notices::publish(&state, ApiNotice::GameStarted { game_id: live.id }).await;
     Ok(ok())
 }
 
@@ -342,19 +401,30 @@ pub async fn decline(
     let reason = fields(&headers, &body)
         .ok()
         .and_then(|mut fields| fields.remove("reason"))
-        .filter(|reason| !reason.is_empty())
+        // Lichess's reasons are short keys (`later`, `tooFast`...): anything
+        // else is not stored as given.
+        .filter(|reason| {
+            !reason.is_empty()
+                && reason.len() <= MAX_REASON_LEN
+                && reason.bytes().all(|byte| byte.is_ascii_alphanumeric())
+        })
         .unwrap_or_else(|| "generic".to_owned());
-    let challenge = state
-        .lichess
-        .challenges
-        .take(&id, |challenge| challenge.dest.player_id == user.player_id)?;
-    let mut value = challenge.json_with_status("out", "declined");
-    value["declineReasonKey"] = json!(reason);
-    value["declineReason"] = json!(format!("The challenge was declined ({reason})."));
-    state.lichess.events.send(
-        challenge.challenger.player_id,
-        &line(&json!({ "type": "challengeDeclined", "challenge": value })),
-    );
+    let challenge = answer(
+        &state,
+        &id,
+        user.player_id,
+        ChallengeAnswer::Declined,
+        Some(&reason),
+    )
+    .await?;
+    notices::publish(
+        &state,
+        ApiNotice::Challenge {
+            id: challenge.id,
+            status: challenge.status.clone(),
+        },
+    )
+    .await;
     Ok(ok())
 }
 
@@ -365,16 +435,15 @@ pub async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay])?;
-    let challenge = state.lichess.challenges.take(&id, |challenge| {
-        challenge.challenger.player_id == user.player_id
-    })?;
-    state.lichess.events.send(
-        challenge.dest.player_id,
-        &line(&json!({
-            "type": "challengeCanceled",
-            "challenge": challenge.json_with_status("in", "canceled"),
-        })),
-    );
+    let challenge = answer(&state, &id, user.player_id, ChallengeAnswer::Canceled, None).await?;
+    notices::publish(
+        &state,
+        ApiNotice::Challenge {
+            id: challenge.id,
+            status: challenge.status.clone(),
+        },
+    )
+    .await;
     Ok(ok())
 }
 

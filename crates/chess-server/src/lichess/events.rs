@@ -320,7 +320,7 @@ pub async fn stream(State(state): State<AppState>, user: ApiUser) -> Result<Resp
         opening.push(line(&value));
         watch(&lichess, &state.hub, game.id);
     }
-    for challenge in lichess.challenges.incoming(user.player_id) {
+    for challenge in super::challenges::incoming(&state.store, user.player_id).await? {
         opening.push(line(&serde_json::json!({
             "type": "challenge",
             "challenge": challenge.json("in"),

@@ -10,6 +10,7 @@
 //! - [`account`]: `GET /api/account` and the bot upgrade;
 //! - [`events`]: the per-account NDJSON event stream and the watchers that feed it;
 //! - [`challenges`]: challenges between accounts and the open-while-waiting seek;
+//! - [`notices`]: what nodes tell each other so every node's event streams hear of it;
 //! - [`games`]: the NDJSON game stream and the game actions;
 //! - [`shapes`]: the lichess JSON shapes and the mapping of endings to status names.
 //!
@@ -20,6 +21,7 @@ pub mod auth;
 pub mod challenges;
 pub mod events;
 pub mod games;
+pub mod notices;
 pub mod shapes;
 pub mod tokens;
 
@@ -55,7 +57,6 @@ const TOKENS_PER_ACCOUNT: Limit = Limit {
 #[derive(Debug)]
 pub struct Lichess {
     pub(crate) events: events::EventBus,
-    pub(crate) challenges: challenges::Challenges,
     pub(crate) watched: events::Watched,
     /// Requests with a token that does not verify, per address: the same
     /// budget as failed sign-ins.
@@ -68,7 +69,6 @@ impl Lichess {
     pub fn new() -> Lichess {
         Lichess {
             events: events::EventBus::default(),
-            challenges: challenges::Challenges::default(),
             watched: events::Watched::default(),
             bad_tokens: RateLimiter::new(SIGN_IN_FAILURES_PER_ADDRESS),
             token_creations: RateLimiter::new(TOKENS_PER_ACCOUNT),
@@ -78,7 +78,9 @@ impl Lichess {
     /// Follows the games the lobby starts (seeks taken, challenge links
     /// joined), so an API client whose seek was taken on the web hears of its
     /// game on its event stream.
+    /// It also relays other nodes' [`notices`] to this node's streams.
     pub fn start(self: &Arc<Self>, hub: Arc<Hub>, lobby: &Lobby) {
+        notices::relay(self, &hub);
         let mut started = lobby.started_games();
         let lichess = Arc::clone(self);
         let mut shutdown = hub.shutdown_signal();

@@ -247,12 +247,14 @@ macro_rules! game_row {
 
 mod accounts;
 mod batch;
+mod challenges;
 mod ledger;
 mod nodes;
 mod tokens;
 mod transaction;
 
 pub use accounts::{AccountRow, SignUpError};
+pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 

@@ -1076,3 +1076,213 @@ on_both_backends!(
         drop(alice_events);
     }
 );
+
+on_both_backends!(
+    a_waiting_challenge_survives_a_restart,
+    |app: TestApp| async move {
+        let alice = app
+            .api_player(
+                "Alice",
+                &["challenge:write", "challenge:read", "board:play"],
+            )
+            .await;
+        let bob = app
+            .api_player("Bob", &["challenge:write", "challenge:read", "board:play"])
+            .await;
+        let (status, created) = app
+            .api(
+                "POST",
+                "/api/challenge/bob",
+                Some(&alice.token),
+                &[("clock.limit", "300"), ("clock.increment", "2")],
+            )
+            .await;
+        assert_eq!(status, 200, "{created}");
+        let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+
+        let app = app.restart().await;
+        // The new server lists it to Bob and lets him accept it.
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let listed = bob_events.next_of("challenge").await;
+        assert_eq!(listed["challenge"]["id"], id.as_str());
+        assert_eq!(listed["challenge"]["timeControl"]["limit"], 300);
+        assert_eq!(listed["challenge"]["timeControl"]["increment"], 2);
+        assert_eq!(listed["challenge"]["challenger"]["name"], "Alice");
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/accept"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!((status, &body), (200, &json!({ "ok": true })));
+        let game_id = alice_events.next_of("gameStart").await["game"]["gameId"].clone();
+        assert_eq!(
+            bob_events.next_of("gameStart").await["game"]["gameId"],
+            game_id
+        );
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/accept"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 404, "an accepted challenge is answered");
+    }
+);
+
+on_both_backends!(
+    outgoing_challenges_are_limited_in_the_store,
+    |app: TestApp| async move {
+        let alice = app
+            .api_player("Alice", &["challenge:write", "challenge:read"])
+            .await;
+        let _bob = app.api_player("Bob", &["challenge:read"]).await;
+        let mut ids = Vec::new();
+        let mut refused = None;
+        // The per-minute game limit may refuse first on a busy run; the
+        // outgoing limit (20) must refuse by the 21st.
+        for _ in 0..21 {
+            let (status, body) = app
+                .api("POST", "/api/challenge/bob", Some(&alice.token), &[])
+                .await;
+            if status == 200 {
+                ids.push(body["challenge"]["id"].as_str().expect("id").to_owned());
+            } else {
+                refused = Some((status, body));
+                break;
+            }
+        }
+        let (status, body) = refused.expect("the 21st waiting challenge is refused");
+        assert_eq!(ids.len(), 20, "twenty wait: {body}");
+        assert_eq!(status, 400);
+        assert!(error_text(&body).contains("20 challenges"), "{body}");
+        // Cancelling one makes room again.
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{}/cancel", ids[0]),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        let (status, body) = app
+            .api("POST", "/api/challenge/bob", Some(&alice.token), &[])
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+);
+
+/// A second node on `first`'s Postgres database.
+async fn second_node(first: &TestApp) -> TestApp {
+    crate::helpers::start(first.settings.clone(), crate::helpers::Backend::Postgres).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_made_on_one_node_is_answered_on_another() {
+    let Some(a) = crate::helpers::spawn_app(crate::helpers::Backend::Postgres).await else {
+        return;
+    };
+    let b = second_node(&a).await;
+    let scopes = ["challenge:write", "challenge:read", "board:play"];
+    let alice = a.api_player("Alice", &scopes).await;
+    let bob = a.api_player("Bob", &scopes).await;
+    let mut alice_events = a.stream("/api/stream/event", &alice.token).await;
+    let mut bob_events = b.stream("/api/stream/event", &bob.token).await;
+
+    // Made on A, cancelled on A: Bob's stream on B hears both.
+    let (status, created) = a
+        .api("POST", "/api/challenge/bob", Some(&alice.token), &[])
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+    let incoming = bob_events.next_of("challenge").await;
+    assert_eq!(incoming["challenge"]["id"], id.as_str());
+    assert_eq!(incoming["challenge"]["direction"], "in");
+    let (status, _) = a
+        .api(
+            "POST",
+            &format!("/api/challenge/{id}/cancel"),
+            Some(&alice.token),
+            &[],
+        )
+        .await;
+    assert_eq!(status, 200);
+    let canceled = bob_events.next_of("challengeCanceled").await;
+    assert_eq!(canceled["challenge"]["id"], id.as_str());
+
+    // Made on A, declined on B: Alice's stream on A hears why.
+    let (_, created) = a
+        .api("POST", "/api/challenge/bob", Some(&alice.token), &[])
+        .await;
+    let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+    assert_eq!(
+        bob_events.next_of("challenge").await["challenge"]["id"],
+        id.as_str()
+    );
+    let (status, _) = b
+        .api(
+            "POST",
+            &format!("/api/challenge/{id}/decline"),
+            Some(&bob.token),
+            &[("reason", "later")],
+        )
+        .await;
+    assert_eq!(status, 200);
+    let declined = alice_events.next_of("challengeDeclined").await;
+    assert_eq!(declined["challenge"]["id"], id.as_str());
+    assert_eq!(declined["challenge"]["declineReasonKey"], "later");
+
+    // Made on A, accepted on B and on A at once: exactly one game starts.
+    let (_, created) = a
+        .api(
+            "POST",
+            "/api/challenge/bob",
+            Some(&alice.token),
+            &[("clock.limit", "600"), ("color", "white")],
+        )
+        .await;
+    let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+    assert_eq!(
+        bob_events.next_of("challenge").await["challenge"]["id"],
+        id.as_str()
+    );
+    let accept = format!("/api/challenge/{id}/accept");
+    let (on_a, on_b) = tokio::join!(
+        a.api("POST", &accept, Some(&bob.token), &[]),
+        b.api("POST", &accept, Some(&bob.token), &[]),
+    );
+    let mut statuses = [on_a.0, on_b.0];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 404], "one accept wins: {on_a:?} {on_b:?}");
+    let bob_start = bob_events.next_of("gameStart").await;
+    let game_id = bob_start["game"]["gameId"]
+        .as_str()
+        .expect("game id")
+        .to_owned();
+    assert_eq!(bob_start["game"]["color"], "black", "Alice chose white");
+    assert_eq!(
+        alice_events.next_of("gameStart").await["game"]["gameId"],
+        game_id.as_str()
+    );
+
+    // Alice ends the game through A (abort: nobody has moved yet): Bob's
+    // stream on B gets gameFinish.
+    let (status, body) = a
+        .api(
+            "POST",
+            &format!("/api/board/game/{game_id}/abort"),
+            Some(&alice.token),
+            &[],
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let finished = bob_events.next_of("gameFinish").await;
+    assert_eq!(finished["game"]["gameId"], game_id.as_str());
+    assert_eq!(finished["game"]["status"]["name"], "aborted");
+}
