@@ -1113,17 +1113,4 @@ mod footprint {
         );
         assert!(message <= 48, "a mailbox message is {message} bytes");
     }
-
-    /// The size of the future `make` returns, without running it.
-    fn future_size<A, F: std::future::Future>(_make: impl Fn(A) -> F) -> usize {
-        std::mem::size_of::<F>()
-    }
-
-    /// Every live game's task is allocated at this size for its whole life.
-    #[test]
-    fn the_owner_task_is_small() {
-        let task = future_size(|owner: Owner| owner.run());
-        eprintln!("owner task future {task} B");
-        assert!(task <= 4096, "the owner task is {task} bytes");
-    }
 }
