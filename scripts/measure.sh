@@ -7,9 +7,14 @@
 #   scripts/measure.sh sqlite   --games 100 --duration-s 30
 #   scripts/measure.sh postgres --games 1000 --think-ms 1000-3000 --duration-s 60
 #   NODES=2 scripts/measure.sh postgres --games 100 --duration-s 20   # two nodes, one database
+#   NODES=2 LOADS=2 scripts/measure.sh postgres --games 5000 ...       # 2 x 5,000 games
 #
 # With NODES=n (Postgres only) it starts n nodes on the one database; the load
 # tool spreads each game's players over them, so every move crosses nodes.
+# With LOADS=k it runs k load processes side by side with the same flags
+# (`--games` is then per process), for more sockets than one process may
+# open; each prints its own report, and the servers' memory per live game
+# counts all k processes' games (`--load-processes`).
 #
 # Build first: cargo build --release -p chess-server --bin chess-server --example load
 # TEST_POSTGRES_URL is the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres).
@@ -88,10 +93,26 @@ storage_writes() {
     done | paste -sd' '
 }
 writes_before=$(storage_writes)
-"$load_bin" "${load_flags[@]}" "$@"
+loads=${LOADS:-1}
+status=0
+if [[ $loads -eq 1 ]]; then
+    "$load_bin" "${load_flags[@]}" "$@" || status=$?
+else
+    load_pids=()
+    for load in $(seq 1 "$loads"); do
+        "$load_bin" "${load_flags[@]}" --load-processes "$loads" "$@" >"$work/load$load.txt" 2>&1 &
+        load_pids+=($!)
+    done
+    for load in $(seq 1 "$loads"); do
+        wait "${load_pids[$((load - 1))]}" || status=1
+        echo "measure: load process $load of $loads:"
+        cat "$work/load$load.txt"
+    done
+fi
 writes_after=$(storage_writes)
 read -ra before <<<"$writes_before"
 read -ra after <<<"$writes_after"
 for i in "${!server_pids[@]}"; do
     echo "measure: node $((i + 1)) wrote $(( (after[i] - before[i]) / 1024 )) KiB to storage during the load"
 done
+exit $status

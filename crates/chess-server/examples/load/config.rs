@@ -85,6 +85,13 @@ pub struct Args {
     /// /proc); repeat it for several nodes.
     #[arg(long = "server-pid")]
     pub server_pids: Vec<u32>,
+
+    /// This process is one of this many load processes started side by side
+    /// with the same flags against the same nodes (more sockets than one
+    /// process may open): the servers' memory per live game counts this
+    /// process's live games that many times over.
+    #[arg(long, default_value_t = 1)]
+    pub load_processes: u32,
 }
 
 /// The API the games are played through.
@@ -223,6 +230,8 @@ pub struct Config {
     pub total_games: Option<u32>,
     pub ramp_per_s: u32,
     pub server_pids: Vec<u32>,
+    /// Load processes running the same games side by side (`--load-processes`).
+    pub load_processes: u32,
     pub api: ApiKind,
     pub lichess_tokens: Option<std::path::PathBuf>,
 }
@@ -309,6 +318,7 @@ impl Config {
                 MAX_RAMP_PER_S.into(),
             )?,
             server_pids: args.server_pids,
+            load_processes: in_range("load-processes", args.load_processes.into(), 1, 64)?,
             api: args.api,
             lichess_tokens: args.lichess_tokens,
         })

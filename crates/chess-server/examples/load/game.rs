@@ -223,6 +223,7 @@ async fn play(
         spectators.push(spectator);
     }
     drop(setup);
+    let _seated = recorder.game_seated();
     // The first failure ends the game for both seats: the other one would
     // only wait for a move that never comes.
     let seats = async {

@@ -339,6 +339,7 @@ impl Pair {
         }
         let black_seat = seats.pop().ok_or_else(|| Failure::new("setup"))?;
         let white_seat = seats.pop().ok_or_else(|| Failure::new("setup"))?;
+        let _seated = recorder.game_seated();
         let (white_ending, _) = tokio::try_join!(
             white_seat.play(rules, &sent_at, recorder),
             black_seat.play(rules, &sent_at, recorder)

@@ -19,6 +19,18 @@ pub enum Ending {
     Failed,
 }
 
+/// A seated game (see [`Recorder::game_seated`]).
+#[must_use = "the game counts as seated only while this is held"]
+pub struct Seated<'a> {
+    recorder: &'a Recorder,
+}
+
+impl Drop for Seated<'_> {
+    fn drop(&mut self) {
+        self.recorder.with(|totals| totals.games_seated -= 1);
+    }
+}
+
 /// Everything measured so far; shared by all games of a run.
 #[derive(Debug, Default)]
 pub struct Recorder {
@@ -28,6 +40,8 @@ pub struct Recorder {
 #[derive(Debug, Default)]
 struct Totals {
     games_started: u64,
+    /// Games whose sockets are all open and greeted, not ended yet.
+    games_seated: u64,
     endings: BTreeMap<String, u64>,
     games_at_limit: u64,
     games_failed: u64,
@@ -51,6 +65,20 @@ impl Recorder {
 
     pub fn game_started(&self) {
         self.with(|totals| totals.games_started += 1);
+    }
+
+    /// A game's sockets are all open: it counts as seated until the
+    /// returned guard drops (the game ended, or failed).
+    pub fn game_seated(&self) -> Seated<'_> {
+        self.with(|totals| totals.games_seated += 1);
+        Seated { recorder: self }
+    }
+
+    /// Games with every socket open right now: what a server's memory per
+    /// live game is divided by (a game still waiting for its set-up holds
+    /// no socket yet, and on a busy machine many games wait).
+    pub fn seated_games(&self) -> u64 {
+        self.with(|totals| totals.games_seated)
     }
 
     pub fn game_ended(&self, ending: Ending) {
@@ -83,15 +111,6 @@ impl Recorder {
 
     pub fn spectator_saw(&self, latency: Duration) {
         self.with(|totals| totals.spectated.push(latency));
-    }
-
-    /// Games started and not ended yet.
-    pub fn live_games(&self) -> u64 {
-        self.with(|totals| {
-            let ended =
-                totals.endings.values().sum::<u64>() + totals.games_at_limit + totals.games_failed;
-            totals.games_started.saturating_sub(ended)
-        })
     }
 
     /// The ack and opponent latencies recorded after the first `acks` and
@@ -248,7 +267,8 @@ pub struct ServerUse {
     pub cpu_percent: f64,
     pub rss_start: u64,
     pub rss_end: u64,
-    /// The resident size at the sample with the most live games, and that number.
+    /// The resident size at the sample with the most seated games (every
+    /// socket open), and that number.
     pub rss_busiest: u64,
     pub live_games_busiest: u64,
 }
@@ -458,15 +478,18 @@ mod tests {
     }
 
     #[test]
-    fn live_games_are_the_started_ones_not_yet_ended() {
+    fn seated_games_are_those_holding_their_sockets_now() {
         let recorder = Recorder::default();
         for _ in 0..4 {
             recorder.game_started();
         }
-        recorder.game_ended(Ending::PlyLimit);
-        recorder.game_ended(Ending::Failed);
-        recorder.game_ended(Ending::Rule("stalemate".to_owned()));
-        assert_eq!(recorder.live_games(), 1);
+        let first = recorder.game_seated();
+        let second = recorder.game_seated();
+        assert_eq!(recorder.seated_games(), 2);
+        drop(first);
+        assert_eq!(recorder.seated_games(), 1);
+        drop(second);
+        assert_eq!(recorder.seated_games(), 0);
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
         ApiKind::Web => Vec::new(),
         ApiKind::Lichess => lichess_accounts(config, &server.base_urls).await?,
     };
-    let watch = ServerWatch::start(&config.server_pids, &recorder)?;
+    let watch = ServerWatch::start(&config.server_pids, &recorder, config.load_processes)?;
     let started = Instant::now();
     let steady = drive(&nodes, config, &recorder, &http, lichess_accounts).await;
     let elapsed = started.elapsed();
@@ -240,10 +240,17 @@ struct ServerWatch {
     /// Per process: the resident size at the reading with the most live games.
     busiest: Arc<std::sync::Mutex<Vec<(u64, u64)>>>,
     sampler: Option<tokio::task::JoinHandle<()>>,
+    /// Load processes playing alike side by side: the servers host this
+    /// many times the live games this process counts.
+    load_processes: u32,
 }
 
 impl ServerWatch {
-    fn start(pids: &[u32], recorder: &Arc<Recorder>) -> Result<ServerWatch, ProcessError> {
+    fn start(
+        pids: &[u32],
+        recorder: &Arc<Recorder>,
+        load_processes: u32,
+    ) -> Result<ServerWatch, ProcessError> {
         let first = pids
             .iter()
             .map(|&pid| process::sample(pid))
@@ -262,7 +269,7 @@ impl ServerWatch {
                 let mut every = tokio::time::interval(SAMPLE_EVERY);
                 loop {
                     every.tick().await;
-                    let live = recorder.live_games();
+                    let live = recorder.seated_games();
                     let mut busiest = busiest
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -282,6 +289,7 @@ impl ServerWatch {
             first,
             busiest,
             sampler,
+            load_processes,
         })
     }
 
@@ -307,7 +315,7 @@ impl ServerWatch {
                 rss_start: first.rss_bytes,
                 rss_end: last.rss_bytes,
                 rss_busiest,
-                live_games_busiest,
+                live_games_busiest: live_games_busiest * u64::from(self.load_processes),
             });
         }
         Ok(uses)

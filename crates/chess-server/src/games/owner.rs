@@ -35,8 +35,11 @@ use crate::ws::protocol::{Command, EventView};
 
 /// Messages that may wait for a busy owner.
 const MAILBOX: usize = 64;
-/// Broadcasts a slow socket may fall behind before it is sent a full state.
-const OUTBOX: usize = 64;
+/// Broadcasts a slow socket may fall behind before it is sent a full state
+/// (a lichess stream ends instead). The channel allocates every slot when
+/// the game loads, so this costs about 32 bytes per slot in every live game;
+/// a socket that keeps up is at most a few events behind.
+const OUTBOX: usize = 32;
 /// The latest events kept in the row for other nodes to replay.
 const RECENT_EVENTS: usize = 8;
 /// An unfinished game with no socket on this node is unloaded after this long.
@@ -66,8 +69,10 @@ enum Message {
         now: UnixMs,
         reply: oneshot::Sender<Result<Applied, Refusal>>,
     },
+    /// Boxed: joins are rare, and the mailbox's slots are all as big as
+    /// the biggest message (see `footprint` below).
     Join {
-        player: PlayerRow,
+        player: Box<PlayerRow>,
         reply: oneshot::Sender<Result<Color, JoinError>>,
     },
     /// `fresh`: first make sure no other node moved the stored game on.
@@ -147,7 +152,11 @@ impl GameHandle {
     /// [`Gone`] if the owner unloaded before it took the request.
     pub async fn join(&self, player: PlayerRow) -> Result<Result<Color, JoinError>, Gone> {
         let (reply, answer) = oneshot::channel();
-        self.send(Message::Join { player, reply }).await?;
+        self.send(Message::Join {
+            player: Box::new(player),
+            reply,
+        })
+        .await?;
         answer.await.map_err(|_| Gone)
     }
 
@@ -357,7 +366,7 @@ impl Owner {
                 let _ = reply.send(outcome);
             }
             Message::Join { player, reply } => {
-                let outcome = self.join(player).await;
+                let outcome = self.join(*player).await;
                 let _ = reply.send(outcome);
             }
             Message::Inspect { look, fresh } => {
@@ -1076,4 +1085,32 @@ fn search_input(entry: &Entry) -> Option<SearchInput> {
         turn,
         ply,
     })
+}
+
+#[cfg(test)]
+mod footprint {
+    use super::*;
+
+    /// Tokio's bounded mpsc allocates its slots in blocks of 32 when the
+    /// channel is created, so every live game pays 32 messages' worth for
+    /// its mailbox even when nothing waits in it: rare big requests are
+    /// boxed to keep that block small.
+    #[test]
+    fn an_empty_mailbox_stays_small() {
+        let message = std::mem::size_of::<Message>();
+        eprintln!(
+            "Message {message} B (Command {} B, PlayerRow {} B), mailbox block {} B; \
+             Outgoing {} B, SharedSituation {} B, Entry {} B, Game {} B, GameRow {} B, Owner {} B",
+            std::mem::size_of::<Command>(),
+            std::mem::size_of::<PlayerRow>(),
+            32 * message,
+            std::mem::size_of::<Outgoing>(),
+            std::mem::size_of::<SharedSituation>(),
+            std::mem::size_of::<Entry>(),
+            std::mem::size_of::<Game>(),
+            std::mem::size_of::<GameRow>(),
+            std::mem::size_of::<Owner>(),
+        );
+        assert!(message <= 48, "a mailbox message is {message} bytes");
+    }
 }

@@ -29,10 +29,13 @@ use crate::http::time_control::TimeControlJson;
 use crate::startup::AppState;
 use crate::store::PlayerRow;
 
-/// Read buffer of a WebSocket. Messages are a few hundred bytes, and
+/// Read buffer of a WebSocket, allocated for the socket's whole life.
+/// Clients send a few dozen bytes at a time (`move`, `hello`, pongs), and
 /// tungstenite's 128 KiB default read and write buffers would cost a quarter
-/// of a megabyte per socket; a larger frame is simply read in several parts.
-const SOCKET_BUFFER_BYTES: usize = 4 * 1024;
+/// of a megabyte per socket; a larger frame makes tungstenite reserve room
+/// for it (up to `max_message_size`), so this only sizes the common case.
+/// At 20,000 sockets every KiB here is 20 MiB.
+const SOCKET_BUFFER_BYTES: usize = 1024;
 
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {

@@ -472,6 +472,33 @@ impl Connection {
 mod tests {
     use super::*;
 
+    /// The size of the future `make` returns, without running it.
+    fn future_size<A, F: std::future::Future>(_make: impl Fn(A) -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+
+    /// Every socket's task is allocated at this size for its whole life.
+    #[test]
+    fn the_socket_task_is_small() {
+        type Args = (
+            WebSocket,
+            Arc<Hub>,
+            GameHandle,
+            Option<Uuid>,
+            SocketLimits,
+            SessionEnds,
+        );
+        let task = future_size(|(socket, hub, game, viewer, limits, ends): Args| {
+            serve(socket, hub, game, viewer, limits, ends)
+        });
+        eprintln!(
+            "socket task future {task} B (WebSocket {} B, Connection {} B)",
+            std::mem::size_of::<WebSocket>(),
+            std::mem::size_of::<Connection>()
+        );
+        assert!(task <= 8192, "the socket task is {task} bytes");
+    }
+
     #[test]
     fn a_live_client_is_pinged_three_times_per_silence_window() {
         assert_eq!(ping_every(Duration::from_secs(5)).as_millis(), 1_666);
