@@ -17,7 +17,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::live::Entry;
-use super::notify::{GAMES_CHANNEL, game_notices};
+use super::notify::{GAMES_CHANNEL, PRESENCE_CHANNEL, PresenceNotice, game_notices};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
@@ -34,6 +34,9 @@ const SWEEP_BATCH: i64 = 200;
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(2);
 /// A node silent for this long counts as gone (its premoves are cleared).
 const NODE_TIMEOUT: Duration = Duration::from_secs(7);
+/// Presence notices waiting to be sent (beyond this they are dropped, with
+/// a warning: a lost one is corrected by the next change or resync).
+const PRESENCE_QUEUE: usize = 1_024;
 /// How many times a request retries a game whose owner unloaded meanwhile.
 const GONE_RETRIES: usize = 3;
 
@@ -79,6 +82,9 @@ pub struct Hub {
     lobby_notices: tokio::sync::broadcast::Sender<String>,
     /// The lichess-compatible API's notices from other nodes.
     api_notices: tokio::sync::broadcast::Sender<String>,
+    /// This node's presence notices, sent in order by one task (Postgres only).
+    presence_out: tokio::sync::mpsc::Sender<String>,
+    presence_queue: Mutex<Option<tokio::sync::mpsc::Receiver<String>>>,
     /// The sweeper, heartbeat and listener: awaited before the store closes.
     background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     metrics: Metrics,
@@ -100,6 +106,7 @@ impl Hub {
         let node = Uuid::new_v4();
         let (writer, writer_task) =
             Writer::start(store.clone(), node, metrics.clone(), write_queue);
+        let (presence_out, presence_queue) = tokio::sync::mpsc::channel(PRESENCE_QUEUE);
         let hub = Arc::new(Hub {
             store,
             writer,
@@ -111,6 +118,8 @@ impl Hub {
             shutdown,
             lobby_notices: tokio::sync::broadcast::channel(256).0,
             api_notices: tokio::sync::broadcast::channel(256).0,
+            presence_out,
+            presence_queue: Mutex::new(Some(presence_queue)),
             background: Mutex::new(Vec::new()),
             metrics,
         });
@@ -135,8 +144,18 @@ impl Hub {
         if let Some(pool) = self.store.postgres_pool() {
             tasks.push(tokio::spawn(
                 super::notify::listen(pool, Arc::clone(self), self.shutdown.clone())
-                    .instrument(span),
+                    .instrument(span.clone()),
             ));
+            let queue = self
+                .presence_queue
+                .lock()
+                .ok()
+                .and_then(|mut queue| queue.take());
+            if let Some(queue) = queue {
+                tasks.push(tokio::spawn(
+                    Arc::clone(self).send_presence(queue).instrument(span),
+                ));
+            }
         }
         if let Ok(mut background) = self.background.lock() {
             background.extend(tasks);
@@ -515,6 +534,51 @@ impl Hub {
         let _ = self.api_notices.send(payload.to_owned());
     }
 
+    /// Tells the other nodes (Postgres only) which colours of a game have a
+    /// connection on this node. Never waits: one task sends the notices in
+    /// the order given.
+    pub(super) fn announce_presence(&self, notice: PresenceNotice) {
+        if !self.store.is_postgres() {
+            return;
+        }
+        if self.presence_out.try_send(notice.payload()).is_err() {
+            tracing::warn!(game_id = %notice.game, "the presence queue is full; a notice was dropped");
+        }
+    }
+
+    async fn send_presence(self: Arc<Self>, mut queue: tokio::sync::mpsc::Receiver<String>) {
+        let mut shutdown = self.shutdown.clone();
+        loop {
+            let payload = tokio::select! {
+                payload = queue.recv() => match payload {
+                    Some(payload) => payload,
+                    None => return,
+                },
+                _ = shutdown.changed() => return,
+            };
+            if let Err(error) = self.store.notify(PRESENCE_CHANNEL, &payload).await {
+                tracing::warn!(%error, "telling other nodes who is connected failed");
+            }
+        }
+    }
+
+    /// Another node's presence in a game: its owner here, if any, takes note.
+    pub(super) fn presence_elsewhere(&self, notice: PresenceNotice) {
+        if let Some(Slot::Live(handle)) = self.lock_games().get(&notice.game) {
+            handle.presence_elsewhere(notice.node, notice.present, notice.asks);
+        }
+    }
+
+    /// Every hosted game forgets what it knew of other nodes' presence and
+    /// asks again (after notices may have been lost).
+    pub(super) fn resync_presence_all(&self) {
+        for slot in self.lock_games().values() {
+            if let Slot::Live(handle) = slot {
+                handle.resync_presence();
+            }
+        }
+    }
+
     /// The lichess-compatible API's notices from other nodes, from now on.
     pub fn api_notices(&self) -> tokio::sync::broadcast::Receiver<String> {
         self.api_notices.subscribe()
@@ -579,9 +643,23 @@ impl Hub {
             .await
         {
             Ok(nodes) => {
-                if let Ok(mut alive) = self.alive_nodes.write() {
-                    *alive = nodes.into_iter().collect();
-                    alive.insert(self.node);
+                let mut now_alive: HashSet<Uuid> = nodes.into_iter().collect();
+                now_alive.insert(self.node);
+                let gone: Vec<Uuid> = match self.alive_nodes.write() {
+                    Ok(mut alive) => {
+                        let gone = alive.difference(&now_alive).copied().collect();
+                        *alive = now_alive;
+                        gone
+                    }
+                    Err(_) => Vec::new(),
+                };
+                // Whoever was connected through a node that died is gone.
+                for node in gone {
+                    for slot in self.lock_games().values() {
+                        if let Slot::Live(handle) = slot {
+                            handle.presence_elsewhere(node, ByColor::default(), false);
+                        }
+                    }
                 }
             }
             Err(error) => tracing::warn!(%error, "the node heartbeat failed"),

@@ -38,6 +38,9 @@ pub enum Outgoing {
     Resync,
     /// A rematch started: everyone goes to the new game.
     Redirect { game_id: Uuid },
+    /// `color` now has a connection (a socket or an API stream) on some node,
+    /// or none left anywhere. Not kept for resuming clients.
+    Presence { color: Color, present: bool },
 }
 
 /// Why a command was refused; nothing changed. The socket turns it into its
@@ -60,9 +63,12 @@ pub enum Refusal {
     /// Another node changed the game first; it was reloaded.
     #[error("the game changed meanwhile; it was reloaded, try again")]
     Conflict,
-    /// The database could not store the change: nothing happened, the
-    /// client may send the command again.
-    #[error("the game could not be saved just now; nothing changed, try again")]
+    /// The database could not store the change, or could not confirm it:
+    /// the client sends the command again. A move is idempotent by ply, so a
+    /// resend of one that was stored after all is acknowledged, not played
+    /// twice (a commit whose answer was lost is checked before this refusal:
+    /// `Owner::outcome_of_failed_write`).
+    #[error("the game could not be saved just now; send it again")]
     Unavailable,
     /// The node's writer has as many changes waiting as it may: nothing
     /// happened, the client may send the command again shortly.
@@ -94,6 +100,9 @@ pub struct Entry {
     pub(super) history: VecDeque<Arc<Outgoing>>,
     /// Open sockets on this node per seat colour (a local player's count under both).
     pub(super) connections: ByColor<usize>,
+    /// The colours other nodes said they have connections for (Postgres);
+    /// a node with none is left out.
+    pub(super) remote_presence: Vec<(Uuid, ByColor<bool>)>,
 }
 
 impl Entry {
@@ -105,7 +114,25 @@ impl Entry {
             game,
             history: VecDeque::new(),
             connections: ByColor::default(),
+            remote_presence: Vec::new(),
         }
+    }
+
+    /// Which colours have a connection on this node.
+    pub(super) fn local_presence(&self) -> ByColor<bool> {
+        ByColor::new_with(|color| *self.connections.get(color) > 0)
+    }
+
+    /// Which colours have a connection on some node (a socket or an API
+    /// stream; the computer never has one).
+    pub fn presence(&self) -> ByColor<bool> {
+        ByColor::new_with(|color| {
+            *self.connections.get(color) > 0
+                || self
+                    .remote_presence
+                    .iter()
+                    .any(|(_, present)| *present.get(color))
+        })
     }
 
     /// Keeps `outgoing` for clients that resume.

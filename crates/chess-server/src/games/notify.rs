@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use chess_rules::ByColor;
 use sqlx::postgres::{PgListener, PgPool};
 use tokio::sync::watch;
 use uuid::Uuid;
@@ -26,6 +27,9 @@ pub const LOBBY_CHANNEL: &str = "chess_lobby";
 /// The channel of the lichess-compatible API's challenges and games
 /// (`lichess::notices`).
 pub const API_CHANNEL: &str = "chess_api";
+/// The channel of players' presence: which colours of a game have a socket
+/// or an API stream open on a node.
+pub const PRESENCE_CHANNEL: &str = "chess_presence";
 /// Largest payload written (Postgres refuses 8,000 bytes and more).
 const MAX_PAYLOAD: usize = 7_900;
 /// Wait before reconnecting a failed listener.
@@ -76,6 +80,62 @@ pub fn parse_game_notice(payload: &str) -> Option<GameNotice> {
     Some(GameNotice { node, changes })
 }
 
+/// What a node says of its own connections to one game: which colours have
+/// a socket or an API stream open there. Sent when that changes, and with
+/// `asks` when a node starts hosting the game (or lost notices), so that the
+/// nodes hosting it answer with their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PresenceNotice {
+    pub node: Uuid,
+    pub game: Uuid,
+    pub present: ByColor<bool>,
+    /// The other nodes hosting the game answer with their presence.
+    pub asks: bool,
+}
+
+impl PresenceNotice {
+    /// `node|game|white|black|here` (or `ask`), with `1`/`0` for each colour.
+    pub fn payload(&self) -> String {
+        let flag = |present: bool| if present { '1' } else { '0' };
+        format!(
+            "{}|{}|{}|{}|{}",
+            self.node,
+            self.game,
+            flag(self.present.white),
+            flag(self.present.black),
+            if self.asks { "ask" } else { "here" }
+        )
+    }
+
+    /// Reads a payload of [`PresenceNotice::payload`]; `None` if it is not one.
+    pub fn parse(payload: &str) -> Option<PresenceNotice> {
+        let mut parts = payload.split('|');
+        let node = Uuid::parse_str(parts.next()?).ok()?;
+        let game = Uuid::parse_str(parts.next()?).ok()?;
+        let flag = |part: Option<&str>| match part? {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => None,
+        };
+        let white = flag(parts.next())?;
+        let black = flag(parts.next())?;
+        let asks = match parts.next()? {
+            "ask" => true,
+            "here" => false,
+            _ => return None,
+        };
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(PresenceNotice {
+            node,
+            game,
+            present: ByColor { white, black },
+            asks,
+        })
+    }
+}
+
 /// Listens for other nodes' changes until shutdown, reconnecting after a
 /// dropped connection and then asking every hosted game to catch up.
 pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<bool>) {
@@ -91,8 +151,10 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
                 }
             }
         };
-        // Whatever changed while no one listened: catch up from the store.
+        // Whatever changed while no one listened: catch up from the store,
+        // and ask again who is connected where.
         hub.catch_up_all();
+        hub.resync_presence_all();
         loop {
             let received = tokio::select! {
                 received = listener.try_recv() => received,
@@ -115,12 +177,21 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
                     },
                     LOBBY_CHANNEL => hub.lobby_changed_elsewhere(notification.payload()),
                     API_CHANNEL => hub.api_changed_elsewhere(notification.payload()),
+                    PRESENCE_CHANNEL => match PresenceNotice::parse(notification.payload()) {
+                        Some(notice) if notice.node != node => hub.presence_elsewhere(notice),
+                        Some(_) => {}
+                        None => tracing::warn!(
+                            payload = notification.payload(),
+                            "an unreadable presence notice"
+                        ),
+                    },
                     _ => {}
                 },
                 // The connection dropped; notices may be lost.
                 Ok(None) => {
                     tracing::warn!("the change listener lost its connection; catching up");
                     hub.catch_up_all();
+                    hub.resync_presence_all();
                 }
                 Err(error) => {
                     tracing::warn!(%error, "the change listener failed; reconnecting");
@@ -138,7 +209,7 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
 async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
     let mut listener = PgListener::connect_with(pool).await?;
     listener
-        .listen_all([GAMES_CHANNEL, LOBBY_CHANNEL, API_CHANNEL])
+        .listen_all([GAMES_CHANNEL, LOBBY_CHANNEL, API_CHANNEL, PRESENCE_CHANNEL])
         .await?;
     Ok(listener)
 }
@@ -176,6 +247,38 @@ mod tests {
     #[test]
     fn no_changes_no_notice() {
         assert!(game_notices(Uuid::new_v4(), std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn presence_notices_round_trip() {
+        for (white, black, asks) in [
+            (true, false, false),
+            (false, true, true),
+            (false, false, false),
+        ] {
+            let notice = PresenceNotice {
+                node: Uuid::new_v4(),
+                game: Uuid::new_v4(),
+                present: ByColor { white, black },
+                asks,
+            };
+            assert_eq!(PresenceNotice::parse(&notice.payload()), Some(notice));
+        }
+    }
+
+    #[test]
+    fn garbage_is_not_a_presence_notice() {
+        let (node, game) = (Uuid::new_v4(), Uuid::new_v4());
+        for payload in [
+            String::new(),
+            format!("{node}|{game}|1|0"),
+            format!("{node}|{game}|1|2|here"),
+            format!("{node}|{game}|1|0|maybe"),
+            format!("{node}|{game}|1|0|here|"),
+            format!("{node}|x|1|0|here"),
+        ] {
+            assert_eq!(PresenceNotice::parse(&payload), None, "{payload:?}");
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@ use uuid::Uuid;
 
 use super::hub::Hub;
 use super::live::{Applied, Entry, Outgoing, Refusal, run, version_i64};
+use super::notify::PresenceNotice;
 use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
@@ -82,6 +83,15 @@ enum Message {
     },
     Connected(Seat),
     Disconnected(Seat),
+    /// Another node said which colours it has connections for; `asks`: and
+    /// wants to hear ours.
+    PresenceElsewhere {
+        node: Uuid,
+        present: ByColor<bool>,
+        asks: bool,
+    },
+    /// Presence notices may have been lost: forget the other nodes' and ask again.
+    ResyncPresence,
     /// Another node committed a change.
     ChangedElsewhere,
     /// The sweeper found the stored deadline due.
@@ -104,6 +114,8 @@ impl std::fmt::Debug for Message {
             Message::Inspect { .. } => "Inspect",
             Message::Connected(_) => "Connected",
             Message::Disconnected(_) => "Disconnected",
+            Message::PresenceElsewhere { .. } => "PresenceElsewhere",
+            Message::ResyncPresence => "ResyncPresence",
             Message::ChangedElsewhere => "ChangedElsewhere",
             Message::CheckTime => "CheckTime",
         })
@@ -211,7 +223,28 @@ impl GameHandle {
     /// Another node changed the game: the owner rereads it. Never waits (the
     /// listener serves every game).
     pub(super) fn changed_elsewhere(&self) {
-        match self.mailbox.try_send(Message::ChangedElsewhere) {
+        self.send_from_listener(Message::ChangedElsewhere);
+    }
+
+    /// Node `node` has connections for the colours in `present` (none: it
+    /// has none left, or it died). Never waits.
+    pub(super) fn presence_elsewhere(&self, node: Uuid, present: ByColor<bool>, asks: bool) {
+        self.send_from_listener(Message::PresenceElsewhere {
+            node,
+            present,
+            asks,
+        });
+    }
+
+    /// Presence notices may have been lost. Never waits.
+    pub(super) fn resync_presence(&self) {
+        self.send_from_listener(Message::ResyncPresence);
+    }
+
+    /// Queues `message` without waiting: if the mailbox is full, a task
+    /// waits for room, so the listener goes on serving every game.
+    fn send_from_listener(&self, message: Message) {
+        match self.mailbox.try_send(message) {
             Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
             Err(mpsc::error::TrySendError::Full(message)) => {
                 let mailbox = self.mailbox.clone();
@@ -280,6 +313,10 @@ impl Owner {
     /// Serves the game until it unloads or the server stops.
     pub(super) async fn run(mut self) {
         let mut shutdown = self.hub.shutdown_signal();
+        if self.entry.row.mode == GameMode::Online && !self.is_over() {
+            // Learn who is connected to this game on the other nodes.
+            self.announce_presence(true);
+        }
         self.settle(now_ms()).await;
         self.think();
         loop {
@@ -376,18 +413,84 @@ impl Owner {
                 look(&self.entry);
             }
             Message::Connected(seat) => {
+                let before = self.presence_now();
                 for color in Color::ALL {
                     if seat.holds(color) {
                         *self.entry.connections.get_mut(color) += 1;
                     }
                 }
+                self.presence_changed(before);
             }
-            Message::Disconnected(seat) => self.disconnected(seat).await,
+            Message::Disconnected(seat) => {
+                let before = self.presence_now();
+                self.disconnected(seat).await;
+                self.presence_changed(before);
+            }
+            Message::PresenceElsewhere {
+                node,
+                present,
+                asks,
+            } => {
+                let before = self.presence_now();
+                let remote = &mut self.entry.remote_presence;
+                remote.retain(|(known, _)| *known != node);
+                if present.white || present.black {
+                    remote.push((node, present));
+                }
+                let local = self.entry.local_presence();
+                if asks && (local.white || local.black) {
+                    self.announce_presence(false);
+                }
+                self.presence_changed(before);
+            }
+            Message::ResyncPresence => {
+                let before = self.presence_now();
+                self.entry.remote_presence.clear();
+                self.announce_presence(true);
+                self.presence_changed(before);
+            }
             // A joined challenge keeps its version: always reread (one
             // small query; a node never hears its own notices).
             Message::ChangedElsewhere => self.catch_up().await,
             Message::CheckTime => self.settle(now_ms()).await,
         }
+    }
+
+    /// This node's and every node's presence, to compare after a change.
+    fn presence_now(&self) -> (ByColor<bool>, ByColor<bool>) {
+        (self.entry.local_presence(), self.entry.presence())
+    }
+
+    /// After connections changed (`before` from [`Owner::presence_now`]):
+    /// tells the other nodes if this node's presence changed, and this
+    /// node's clients if a colour came or went everywhere.
+    fn presence_changed(
+        &mut self,
+        (local_before, anywhere_before): (ByColor<bool>, ByColor<bool>),
+    ) {
+        let (local, anywhere) = self.presence_now();
+        if local != local_before {
+            self.announce_presence(false);
+        }
+        for color in Color::ALL {
+            let present = *anywhere.get(color);
+            if present != *anywhere_before.get(color) {
+                let _ = self
+                    .outbox
+                    .send(Arc::new(Outgoing::Presence { color, present }));
+            }
+        }
+    }
+
+    /// Tells the other nodes which colours have connections here (`asks`:
+    /// and asks them for theirs).
+    fn announce_presence(&self, asks: bool) {
+        self.hub.announce_presence(PresenceNotice {
+            node: self.hub.node_id(),
+            game: self.id(),
+            present: self.entry.local_presence(),
+            asks,
+        });
     }
 
     /// Runs `command` for the viewer holding `seat`.
@@ -766,8 +869,10 @@ impl Owner {
             match self.hub.load_entry(self.id()).await {
                 Ok(Some(fresh)) => {
                     let connections = self.entry.connections;
+                    let remote_presence = std::mem::take(&mut self.entry.remote_presence);
                     self.entry = fresh;
                     self.entry.connections = connections;
+                    self.entry.remote_presence = remote_presence;
                 }
                 Ok(None) => {
                     tracing::error!("a hosted game's row vanished");

@@ -9,6 +9,7 @@
 //! nothing grows per stream.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -18,6 +19,7 @@ use chess_game::EventKind;
 use chess_rules::{Color, UciMove};
 use serde::Deserialize;
 use tokio::sync::broadcast;
+use tokio::time::{Instant, sleep_until};
 use uuid::Uuid;
 
 use super::auth::{ApiUser, Scope};
@@ -26,10 +28,15 @@ use super::shapes::{self, GameSnapshot};
 use super::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use crate::clock::now_ms;
 use crate::games::live::Outgoing;
-use crate::games::model::Seat;
+use crate::games::model::{PlayerKind, Seat};
 use crate::games::view::SharedSituation;
 use crate::games::{Command, GameHandle, Hub, Refusal};
 use crate::startup::AppState;
+
+/// How long an opponent may have no connection (a socket of the web page,
+/// an API stream) before the stream says `opponentGone`: long enough for a
+/// page reload or a reconnecting client.
+const OPPONENT_GONE_AFTER: Duration = Duration::from_secs(5);
 
 /// Which API a request came through: the Board API (people, `board:play`,
 /// not bot accounts) or the Bot API (`bot:play`, bot accounts only).
@@ -321,6 +328,20 @@ async fn game_stream(
     let updates = handle.subscribe();
     let seat = Seat::of(color);
     handle.connected(seat).await;
+    // Whether the opponent is connected is followed for people only: the
+    // computer never has a connection.
+    let opponent = !color;
+    let opponent_present = handle
+        .inspect(move |entry| {
+            let person = entry
+                .players
+                .get(opponent)
+                .as_ref()
+                .is_some_and(|player| player.kind != PlayerKind::Computer);
+            person.then(|| *entry.presence().get(opponent))
+        })
+        .await
+        .map_err(|_gone| ApiFailure::no_such_game())?;
     let game = snapshot(&state.hub, id)
         .await?
         .ok_or_else(ApiFailure::no_such_game)?;
@@ -342,6 +363,11 @@ async fn game_stream(
         shutdown: state.hub.shutdown_signal(),
         handle,
         seat,
+        opponent: opponent_present.map(|present| OpponentPresence {
+            color: opponent,
+            absent_since: (!present).then(Instant::now),
+            announced_gone: false,
+        }),
     };
     let opening = line(&full);
     let lines = futures_util::stream::unfold(
@@ -374,6 +400,44 @@ struct Follower {
     shutdown: tokio::sync::watch::Receiver<bool>,
     handle: GameHandle,
     seat: Seat,
+    /// `None` when the opponent is the computer.
+    opponent: Option<OpponentPresence>,
+}
+
+/// Whether the stream's client was told its opponent is gone.
+struct OpponentPresence {
+    color: Color,
+    /// Since when the opponent has had no connection anywhere.
+    absent_since: Option<Instant>,
+    /// `opponentGone` with `gone: true` was the last presence line sent.
+    announced_gone: bool,
+}
+
+impl OpponentPresence {
+    /// When to say the opponent is gone, if they stay away until then.
+    fn gone_at(&self) -> Option<Instant> {
+        match self.absent_since {
+            Some(since) if !self.announced_gone => Some(since + OPPONENT_GONE_AFTER),
+            _ => None,
+        }
+    }
+
+    /// The opponent came or went; a line to send if they came back after
+    /// the client was told they were gone.
+    fn changed(&mut self, present: bool) -> Option<Bytes> {
+        if !present {
+            self.absent_since.get_or_insert_with(Instant::now);
+            return None;
+        }
+        self.absent_since = None;
+        std::mem::take(&mut self.announced_gone).then(|| line(&shapes::opponent_gone(false)))
+    }
+
+    /// The opponent stayed away until [`OpponentPresence::gone_at`].
+    fn gone(&mut self) -> Bytes {
+        self.announced_gone = true;
+        line(&shapes::opponent_gone(true))
+    }
 }
 
 impl Drop for Follower {
@@ -397,8 +461,12 @@ impl Follower {
                 return None;
             }
             let updates = self.updates.as_mut()?;
+            let gone_at = self.opponent.as_ref().and_then(OpponentPresence::gone_at);
             let update = tokio::select! {
                 update = updates.recv() => update,
+                () = sleep_until(gone_at.unwrap_or_else(Instant::now)), if gone_at.is_some() => {
+                    return self.opponent.as_mut().map(OpponentPresence::gone);
+                }
                 () = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b"\n")),
                 _ = self.shutdown.changed() => return None,
             };
@@ -421,6 +489,13 @@ impl Follower {
                     // without the events: read the whole game again.
                     Outgoing::Resync => self.reread().await?,
                     Outgoing::Redirect { .. } => continue,
+                    Outgoing::Presence { color, present } => {
+                        let opponent = self.opponent.as_mut().filter(|o| o.color == *color);
+                        match opponent.and_then(|opponent| opponent.changed(*present)) {
+                            Some(line) => return Some(line),
+                            None => continue,
+                        }
+                    }
                 },
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
                     tracing::info!(game_id = %self.id, missed, "a game stream fell behind; ending it");

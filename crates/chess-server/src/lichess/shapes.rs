@@ -236,6 +236,13 @@ pub fn game_state(moves: &[String], situation: &SharedSituation, tc: TimeControl
 }
 
 /// The `gameFull` line that opens a game stream.
+/// The game stream's `opponentGone` line: the opponent has had no socket
+/// or stream open for a while (`gone`), or is back. Without
+/// `claimWinInSeconds`: this server has no claiming of a win.
+pub fn opponent_gone(gone: bool) -> Value {
+    json!({ "type": "opponentGone", "gone": gone })
+}
+
 pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> Value {
     let tc = game.time_control;
     let clock = match (tc.initial_ms(), tc.increment_ms()) {

@@ -387,6 +387,8 @@ impl Connection {
                 }
                 sent
             }
+            // The web page does not show whether the opponent is connected.
+            Outgoing::Presence { .. } => true,
             Outgoing::Redirect { game_id } => {
                 self.send(&ServerMsg::Redirect {
                     game_id: *game_id,

@@ -227,6 +227,9 @@ pub struct TestApp {
     pub db: Option<TestDatabase>,
     /// The server's own store (its pool), for tests that must reach its connections.
     pub store: chess_server::store::Store,
+    /// The server's router, for tests that must hold a response unread
+    /// (over TCP the kernel's buffers would read it for them).
+    pub router: axum::Router,
     stop: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<()>>,
     http: reqwest::Client,
@@ -264,6 +267,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
     let port = app.port();
     let metrics_address = app.metrics_address();
     let store = app.hub().store().clone();
+    let router = app.router();
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
         app.run_until_stopped(async {
@@ -280,6 +284,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
         settings,
         db: None,
         store,
+        router,
         stop: Some(stop),
         server: Some(server),
         http: reqwest::Client::builder().build().expect("http client"),

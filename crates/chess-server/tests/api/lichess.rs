@@ -1286,3 +1286,284 @@ async fn a_challenge_made_on_one_node_is_answered_on_another() {
     assert_eq!(finished["game"]["gameId"], game_id.as_str());
     assert_eq!(finished["game"]["status"]["name"], "aborted");
 }
+
+/// How long the server lets an opponent stay away before `opponentGone`
+/// (`OPPONENT_GONE_AFTER` in `lichess/games.rs`), less a margin for the
+/// lower bound the tests check.
+const GONE_AFTER_AT_LEAST: Duration = Duration::from_millis(4_500);
+
+/// The next `opponentGone` line within `wait`, skipping others.
+async fn opponent_gone_within(stream: &mut Ndjson, wait: Duration) -> Option<bool> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let line = stream.next_within(left).await?;
+        if line["type"] == "opponentGone" {
+            assert!(
+                line.get("claimWinInSeconds").is_none(),
+                "no claiming here: {line}"
+            );
+            return Some(line["gone"].as_bool().expect("gone is a boolean"));
+        }
+    }
+}
+
+on_both_backends!(
+    a_game_stream_says_when_the_opponent_is_gone_and_back,
+    |app: TestApp| async move {
+        let scopes = ["challenge:write", "challenge:read", "board:play"];
+        let alice = app.api_player("Alice", &scopes).await;
+        let bob = app.api_player("Bob", &scopes).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let game_id = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bob,
+                &mut bob_events,
+                &[("clock.limit", "600"), ("color", "white")],
+            )
+            .await;
+        let path = format!("/api/board/game/stream/{game_id}");
+        let mut alice_game = app.stream(&path, &alice.token).await;
+        assert_eq!(alice_game.next().await["type"], "gameFull");
+        let mut bob_game = app.stream(&path, &bob.token).await;
+        assert_eq!(bob_game.next().await["type"], "gameFull");
+
+        // Both connected: nobody is gone, not even after the grace period.
+        assert_eq!(
+            opponent_gone_within(&mut alice_game, Duration::from_secs(6)).await,
+            None
+        );
+
+        // Bob's client goes away: Alice hears it, but only after a while.
+        drop(bob_game);
+        let left = tokio::time::Instant::now();
+        assert_eq!(
+            opponent_gone_within(&mut alice_game, Duration::from_secs(15)).await,
+            Some(true)
+        );
+        assert!(
+            left.elapsed() >= GONE_AFTER_AT_LEAST,
+            "gone after {:?}: a page reload must not count",
+            left.elapsed()
+        );
+
+        // Back through the web page this time: a socket counts as much as a stream.
+        let bob_socket = app.socket(&game_id, Some(&bob.web)).await;
+        assert_eq!(
+            opponent_gone_within(&mut alice_game, Duration::from_secs(10)).await,
+            Some(false)
+        );
+
+        // A reload (away for less than the grace period) says nothing.
+        bob_socket.close().await;
+        let _bob_socket = app.socket(&game_id, Some(&bob.web)).await;
+        assert_eq!(
+            opponent_gone_within(&mut alice_game, Duration::from_secs(6)).await,
+            None
+        );
+    }
+);
+
+on_both_backends!(
+    a_game_against_the_computer_never_says_the_opponent_is_gone,
+    |app: TestApp| async move {
+        let alice = app.api_player("Alice", &["board:play"]).await;
+        let (status, body) = app
+            .post(
+                "/api/games/computer",
+                &alice.web,
+                json!({ "level": 1, "color": "white", "time_control": { "kind": "correspondence" } }),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        let game_id = body["game_id"].as_str().expect("game id").to_owned();
+        let mut game = app
+            .stream(&format!("/api/board/game/stream/{game_id}"), &alice.token)
+            .await;
+        assert_eq!(game.next().await["type"], "gameFull");
+        assert_eq!(
+            opponent_gone_within(&mut game, Duration::from_secs(7)).await,
+            None,
+            "the computer has no connection and is never gone"
+        );
+    }
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_stream_hears_of_an_opponent_on_another_node() {
+    let Some(a) = crate::helpers::spawn_app(crate::helpers::Backend::Postgres).await else {
+        return;
+    };
+    let mut b = second_node(&a).await;
+    let scopes = ["challenge:write", "challenge:read", "board:play"];
+    let alice = a.api_player("Alice", &scopes).await;
+    let bob = a.api_player("Bob", &scopes).await;
+    let mut alice_events = a.stream("/api/stream/event", &alice.token).await;
+    let mut bob_events = a.stream("/api/stream/event", &bob.token).await;
+    let game_id = a
+        .api_game(
+            &alice,
+            &mut alice_events,
+            &bob,
+            &mut bob_events,
+            &[("clock.limit", "600"), ("color", "white")],
+        )
+        .await;
+    let path = format!("/api/board/game/stream/{game_id}");
+    // Alice on A first; Bob's node B loads the game afterwards and must
+    // learn from A that Alice is there (it asks when it starts hosting it).
+    let mut alice_game = a.stream(&path, &alice.token).await;
+    assert_eq!(alice_game.next().await["type"], "gameFull");
+    let mut bob_game = b.stream(&path, &bob.token).await;
+    assert_eq!(bob_game.next().await["type"], "gameFull");
+    let (alice_hears, bob_hears) = tokio::join!(
+        opponent_gone_within(&mut alice_game, Duration::from_secs(6)),
+        opponent_gone_within(&mut bob_game, Duration::from_secs(6)),
+    );
+    assert_eq!((alice_hears, bob_hears), (None, None), "both are connected");
+
+    // Bob leaves B: Alice on A hears it; he comes back on B: she hears that.
+    drop(bob_game);
+    assert_eq!(
+        opponent_gone_within(&mut alice_game, Duration::from_secs(15)).await,
+        Some(true)
+    );
+    let mut bob_game = b.stream(&path, &bob.token).await;
+    assert_eq!(bob_game.next().await["type"], "gameFull");
+    assert_eq!(
+        opponent_gone_within(&mut alice_game, Duration::from_secs(10)).await,
+        Some(false)
+    );
+
+    // Alice leaves A: Bob on B hears it.
+    drop(alice_game);
+    assert_eq!(
+        opponent_gone_within(&mut bob_game, Duration::from_secs(15)).await,
+        Some(true)
+    );
+
+    // Alice is back on A, then node B stops with Bob's stream: whatever B
+    // could or could not say on its way out, A hears that Bob is gone.
+    let mut alice_game = a.stream(&path, &alice.token).await;
+    assert_eq!(alice_game.next().await["type"], "gameFull");
+    assert_eq!(
+        opponent_gone_within(&mut alice_game, Duration::from_secs(6)).await,
+        None,
+        "Bob is still on B"
+    );
+    b.stop().await;
+    drop(bob_game);
+    assert_eq!(
+        opponent_gone_within(&mut alice_game, Duration::from_secs(20)).await,
+        Some(true)
+    );
+}
+
+/// Forty plies with no repetition to speak of: every pawn two squares in
+/// two steps, then each side's knights out and home again.
+const FORTY_PLIES: [&str; 40] = [
+    "a2a3", "a7a6", "b2b3", "b7b6", "c2c3", "c7c6", "d2d3", "d7d6", "e2e3", "e7e6", "f2f3", "f7f6",
+    "g2g3", "g7g6", "h2h3", "h7h6", "a3a4", "a6a5", "b3b4", "b6b5", "c3c4", "c6c5", "d3d4", "d6d5",
+    "e3e4", "e6e5", "f3f4", "f6f5", "g3g4", "g6g5", "h3h4", "h6h5", "b1c3", "b8c6", "g1f3", "g8f6",
+    "c3b1", "c6b8", "f3g1", "f6g8",
+];
+
+on_both_backends!(
+    a_game_stream_that_is_not_read_is_ended_not_buffered,
+    |app: TestApp| async move {
+        use axum::body::Body;
+        use axum::extract::ConnectInfo;
+        use futures_util::StreamExt;
+        use tower::ServiceExt;
+
+        let scopes = ["challenge:write", "challenge:read", "board:play"];
+        let alice = app.api_player("Alice", &scopes).await;
+        let bob = app.api_player("Bob", &scopes).await;
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let game_id = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bob,
+                &mut bob_events,
+                &[("days", "1"), ("color", "white")],
+            )
+            .await;
+        let path = format!("/api/board/game/stream/{game_id}");
+
+        // Bob's client opens its game stream and then reads nothing: through
+        // the router itself, so no socket buffer reads on its behalf.
+        let mut request = axum::http::Request::get(path.as_str())
+            .header("authorization", format!("Bearer {}", bob.token))
+            .body(Body::empty())
+            .expect("a request");
+        request
+            .extensions_mut()
+            .insert(ConnectInfo(std::net::SocketAddr::from((
+                [127, 0, 0, 1],
+                40_001,
+            ))));
+        let unread = app
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("a response");
+        assert_eq!(unread.status(), 200);
+
+        // Forty moves: more changes than a game keeps for its streams.
+        for (ply, uci) in FORTY_PLIES.iter().enumerate() {
+            let token = if ply % 2 == 0 {
+                &alice.token
+            } else {
+                &bob.token
+            };
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/board/game/{game_id}/move/{uci}"),
+                    Some(token),
+                    &[],
+                )
+                .await;
+            assert_eq!(status, 200, "ply {ply} {uci}: {body}");
+        }
+
+        // Read at last: the stream ends instead of replaying what it missed
+        // (the server kept nothing for it beyond the game's bounded broadcast).
+        let mut body = unread.into_body().into_data_stream();
+        let mut text = Vec::new();
+        let ended = tokio::time::timeout(Duration::from_secs(10), async {
+            while let Some(chunk) = body.next().await {
+                text.extend_from_slice(&chunk.expect("a chunk"));
+            }
+        })
+        .await;
+        assert!(ended.is_ok(), "the lagging stream was ended by the server");
+        let lines: Vec<Value> = String::from_utf8(text)
+            .expect("utf-8")
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .map(|line| serde_json::from_str(line).expect("a json line"))
+            .collect();
+        assert_eq!(
+            lines.first().map(|line| line["type"].clone()),
+            Some(json!("gameFull"))
+        );
+        assert!(
+            lines.len() < FORTY_PLIES.len(),
+            "{} lines: the missed changes were not buffered for it",
+            lines.len()
+        );
+
+        // Reconnecting gives the whole game at once.
+        let mut again = app.stream(&path, &bob.token).await;
+        let full = again.next().await;
+        assert_eq!(full["type"], "gameFull");
+        assert_eq!(full["state"]["moves"], FORTY_PLIES.join(" "));
+    }
+);
