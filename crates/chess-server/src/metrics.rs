@@ -51,6 +51,52 @@ struct Inner {
     notifications_sent: Counter,
     notifications_received: Counter,
     store_errors: Family<StoreErrorLabels, Counter>,
+    socket_closes: Family<SocketCloseLabels, Counter>,
+}
+
+/// Why a game socket ended, the label of `chess_game_socket_closes_total`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub enum SocketClose {
+    /// The client closed it (a close frame, or the connection ended cleanly).
+    Client,
+    /// Reading or writing failed (a reset connection, a broken pipe).
+    Error,
+    /// Neither a message nor a pong within the silence timeout.
+    Silent,
+    /// The account session it spoke for ended (signed out, password changed).
+    SessionEnded,
+    /// The server is stopping.
+    ServerStopping,
+    /// The game's owner went away under the socket (the game unloaded).
+    GameGone,
+}
+
+impl SocketClose {
+    const ALL: [SocketClose; 6] = [
+        SocketClose::Client,
+        SocketClose::Error,
+        SocketClose::Silent,
+        SocketClose::SessionEnded,
+        SocketClose::ServerStopping,
+        SocketClose::GameGone,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            SocketClose::Client => "client",
+            SocketClose::Error => "error",
+            SocketClose::Silent => "silent",
+            SocketClose::SessionEnded => "session_ended",
+            SocketClose::ServerStopping => "server_stopping",
+            SocketClose::GameGone => "game_gone",
+        }
+    }
+}
+
+/// The label of `chess_game_socket_closes_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct SocketCloseLabels {
+    reason: &'static str,
 }
 
 /// Every `kind` of `chess_store_errors_total` (see [`store_error_kind`]).
@@ -97,6 +143,7 @@ impl Metrics {
             notifications_sent: Counter::default(),
             notifications_received: Counter::default(),
             store_errors: Family::default(),
+            socket_closes: Family::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -149,10 +196,20 @@ impl Metrics {
             "Database operations that failed, by kind",
             inner.store_errors.clone(),
         );
-        // Every kind starts at zero, so the family is scraped before the first
-        // error and `rate()` over it reads 0 rather than nothing.
+        registry.register(
+            "game_socket_closes",
+            "Game WebSockets that ended, by reason (who closed them)",
+            inner.socket_closes.clone(),
+        );
+        // Every label starts at zero, so a family is scraped before its first
+        // count and `rate()` over it reads 0 rather than nothing.
         for kind in STORE_ERROR_KINDS {
             let _ = inner.store_errors.get_or_create(&StoreErrorLabels { kind });
+        }
+        for close in SocketClose::ALL {
+            let _ = inner.socket_closes.get_or_create(&SocketCloseLabels {
+                reason: close.label(),
+            });
         }
         Metrics {
             inner: Arc::new(Inner { registry, ..inner }),
@@ -195,6 +252,16 @@ impl Metrics {
         self.inner
             .store_errors
             .get_or_create(&StoreErrorLabels { kind })
+            .inc();
+    }
+
+    /// A game socket ended, for `reason`.
+    pub fn game_socket_closed(&self, reason: SocketClose) {
+        self.inner
+            .socket_closes
+            .get_or_create(&SocketCloseLabels {
+                reason: reason.label(),
+            })
             .inc();
     }
 

@@ -500,7 +500,7 @@ impl Seat {
 async fn send(ws: &mut Ws, message: &Value) -> Result<(), Failure> {
     ws.send(Message::Text(message.to_string().into()))
         .await
-        .map_err(|_| Failure::new("socket_closed"))
+        .map_err(|_| Failure::new("socket_lost"))
 }
 
 /// The next JSON message (tungstenite answers Ping frames on the way).
@@ -514,9 +514,14 @@ async fn recv(ws: &mut Ws) -> Result<Value, Failure> {
                 return serde_json::from_str(text.as_str())
                     .map_err(|_| Failure::new("server_sent_bad_json"));
             }
-            Some(Ok(Message::Close(_)) | Err(_)) | None => {
-                return Err(Failure::new("socket_closed"));
+            // Who ended it: the server with a close frame (its code says
+            // why), or the connection itself (reset, or ended without one:
+            // what a server dropping a silent client looks like).
+            Some(Ok(Message::Close(frame))) => {
+                let code = frame.map_or(1005, |frame| u16::from(frame.code));
+                return Err(Failure::new(format!("socket_closed_{code}")));
             }
+            Some(Err(_)) | None => return Err(Failure::new("socket_lost")),
             Some(Ok(_)) => {}
         }
     }

@@ -142,7 +142,7 @@ impl Recorder {
     }
 
     /// An error by its code: the server's (`rate_limited`, `internal`, ...)
-    /// or the tool's own (`timeout`, `socket_closed`, `http_503`, ...).
+    /// or the tool's own (`timeout`, `socket_closed_1012`, `socket_lost`, `http_503`, ...).
     pub fn error(&self, code: &str) {
         self.with(|totals| *totals.errors.entry(code.to_owned()).or_default() += 1);
     }

@@ -18,6 +18,7 @@ use crate::games::hub::Hub;
 use crate::games::live::{Applied, Outgoing, Refusal};
 use crate::games::model::Seat;
 use crate::games::owner::{GameHandle, Gone};
+use crate::metrics::SocketClose;
 use crate::ws::protocol::{
     ClientMsg, Command, Incoming, PremoveReason, PremoveView, ProtocolError, ServerMsg,
 };
@@ -135,10 +136,13 @@ pub async fn serve(
         return;
     };
     tracing::info!(seat = ?connection.seat, "socket opened");
-    connection.run(outbox, session_ends).await;
-    let Connection { game, seat, .. } = connection;
+    let reason = connection.run(outbox, session_ends).await;
+    let Connection {
+        game, seat, hub, ..
+    } = connection;
     game.disconnected(seat).await;
-    tracing::info!(?seat, "socket closed");
+    hub.metrics().game_socket_closed(reason);
+    tracing::info!(?seat, ?reason, "socket closed");
 }
 
 impl Connection {
@@ -162,11 +166,12 @@ impl Connection {
         None
     }
 
+    /// Serves the connection; returns why it ended.
     async fn run(
         &mut self,
         mut outbox: broadcast::Receiver<Arc<Outgoing>>,
         mut session_ends: SessionEnds,
-    ) {
+    ) -> SocketClose {
         let mut shutdown = self.hub.shutdown_signal();
         let mut ping = tokio::time::interval(ping_every(self.limits.silence_timeout));
         // Silence is counted from when the connection starts reading.
@@ -175,12 +180,14 @@ impl Connection {
             tokio::select! {
                 incoming = self.socket.recv() => {
                     let handling = Instant::now();
-                    let keep_going = match incoming {
-                        Some(Ok(message)) => self.on_frame(message).await,
-                        Some(Err(_)) | None => false,
-                    };
-                    if !keep_going {
-                        return;
+                    match incoming {
+                        Some(Ok(Message::Close(_))) | None => return SocketClose::Client,
+                        Some(Ok(message)) => {
+                            if !self.on_frame(message).await {
+                                return SocketClose::Error;
+                            }
+                        }
+                        Some(Err(_)) => return SocketClose::Error,
                     }
                     self.not_silent_while_busy(handling);
                 }
@@ -190,10 +197,10 @@ impl Connection {
                         Ok(outgoing) => self.on_outgoing(&outgoing).await,
                         // Too far behind: start over with the full state.
                         Err(RecvError::Lagged(_)) => self.send_state().await,
-                        Err(RecvError::Closed) => false,
+                        Err(RecvError::Closed) => return SocketClose::GameGone,
                     };
                     if !sent {
-                        return;
+                        return SocketClose::Error;
                     }
                     self.not_silent_while_busy(handling);
                 }
@@ -202,11 +209,11 @@ impl Connection {
                         // No pong, no message: the connection is gone even
                         // though no close arrived.
                         tracing::info!("the client went silent; closing its socket");
-                        return;
+                        return SocketClose::Silent;
                     }
                     self.ping_sent = Some(Instant::now());
                     if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
-                        return;
+                        return SocketClose::Error;
                     }
                 }
                 () = &mut session_ends => {
@@ -216,14 +223,14 @@ impl Connection {
                         code: 4001,
                         reason: Utf8Bytes::from_static("session ended"),
                     }))).await;
-                    return;
+                    return SocketClose::SessionEnded;
                 }
                 _ = shutdown.changed() => {
                     let _ = self.socket.send(Message::Close(Some(CloseFrame {
                         code: 1012,
                         reason: Utf8Bytes::from_static("server restarting"),
                     }))).await;
-                    return;
+                    return SocketClose::ServerStopping;
                 }
             }
         }

@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use chess_server::startup::{Application, StartupError};
 
-use crate::helpers::{TestApp, correspondence};
+use crate::helpers::{Relay, TestApp, correspondence};
 use crate::on_both_backends;
 
 /// Every metric family the endpoint promises (`docs/performance.md`).
-const FAMILIES: [&str; 10] = [
+const FAMILIES: [&str; 11] = [
     "chess_moves_committed",
     "chess_move_ack_seconds",
     "chess_commit_batch_moves",
@@ -19,6 +19,7 @@ const FAMILIES: [&str; 10] = [
     "chess_notifications_sent",
     "chess_notifications_received",
     "chess_store_errors",
+    "chess_game_socket_closes",
 ];
 
 /// Restarts `app` with a metrics listener on a free loopback port.
@@ -111,6 +112,42 @@ on_both_backends!(
         wait_for_gauge(&app, "chess_lobby_sockets", 0.0).await;
         player.close().await;
         wait_for_gauge(&app, "chess_game_sockets", 0.0).await;
+    }
+);
+
+on_both_backends!(
+    closed_sockets_are_counted_by_who_closed_them,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.metrics_listen = Some("127.0.0.1:0".parse().expect("an address"));
+        settings.ws_silence_timeout_ms = 1_500;
+        let app = app.restart_with(settings).await;
+        let closes =
+            |reason: &str| format!("chess_game_socket_closes_total{{reason=\"{reason}\"}}");
+        let (_, text) = scrape(&app).await;
+        for reason in ["client", "silent", "error", "server_stopping"] {
+            assert_eq!(
+                gauge(&text, &closes(reason)),
+                Some(0.0),
+                "{reason}:\n{text}"
+            );
+        }
+
+        let (white, black) = (app.guest().await, app.guest().await);
+        let game_id = app.online_game(&white, &black, correspondence()).await;
+        let mut spectator = app.socket(&game_id, None).await;
+        spectator.hello().await;
+        spectator.close().await;
+        wait_for_gauge(&app, &closes("client"), 1.0).await;
+
+        // A connection that goes quiet without a close: the server's doing.
+        let relay = Relay::start(app.port).await;
+        let mut lost = app.socket_through(&relay, &game_id, &black).await;
+        lost.hello().await;
+        relay.go_silent();
+        wait_for_gauge(&app, &closes("silent"), 1.0).await;
+        let (_, text) = scrape(&app).await;
+        assert_eq!(gauge(&text, &closes("client")), Some(1.0), "{text}");
     }
 );
 
