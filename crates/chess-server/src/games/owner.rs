@@ -747,7 +747,10 @@ impl Owner {
             settle,
             rematch: rematch.as_ref().map(|(new_row, _)| new_row.clone()),
         };
-        let written = self.hub.writer().write(write).await;
+        let written = match self.hub.writer().write(write).await {
+            Err(WriteError::Unavailable(error)) => self.outcome_of_failed_write(&row, error).await,
+            written => written,
+        };
         if !matches!(written, Ok(WriteOutcome::Written { .. })) {
             self.undo(undo).await;
         }
@@ -784,6 +787,30 @@ impl Owner {
             self.hub.adopt(Entry::new(new_row, new_game, players));
         }
         Ok(())
+    }
+
+    /// A write whose commit failed may be stored all the same: the `COMMIT`
+    /// went through and only its answer was lost with the connection. Asks
+    /// the store (on another connection) which it was, so that a move is not
+    /// refused although it was played: the row as written means stored.
+    /// Anything else stays a refusal; if the write was stored after all and
+    /// the store could not say so now, the next write's compare-and-set
+    /// fails and the owner rereads the game.
+    async fn outcome_of_failed_write(
+        &self,
+        attempted: &GameRow,
+        error: String,
+    ) -> Result<WriteOutcome, WriteError> {
+        match self.hub.store().game(attempted.id).await {
+            Ok(Some(stored)) if was_stored(&stored, attempted) => {
+                tracing::warn!(
+                    %error,
+                    "a write reported as failed was stored all the same; going on with it"
+                );
+                Ok(WriteOutcome::Written { reward: None })
+            }
+            _ => Err(WriteError::Unavailable(error)),
+        }
     }
 
     /// Returns the game to what is stored after a change that was not.
@@ -1190,6 +1217,60 @@ fn search_input(entry: &Entry) -> Option<SearchInput> {
         turn,
         ply,
     })
+}
+
+/// Whether `stored` is the row `attempted` wrote: the same version, state
+/// and time (another node's change from the same version would differ in
+/// its state or its time).
+fn was_stored(stored: &GameRow, attempted: &GameRow) -> bool {
+    stored.version == attempted.version
+        && stored.updated_at == attempted.updated_at
+        && stored.state == attempted.state
+}
+
+#[cfg(test)]
+mod failed_writes {
+    use super::*;
+    use crate::games::model::GameMode;
+
+    fn row(version: i64, state: &str, updated_at: i64) -> GameRow {
+        GameRow {
+            id: Uuid::nil(),
+            mode: GameMode::Online,
+            white_id: None,
+            black_id: None,
+            computer_level: None,
+            time_control: "{}".to_owned(),
+            status: GameStage::Playing,
+            result: None,
+            state: state.to_owned(),
+            version,
+            rematch_of: None,
+            rematch_id: None,
+            created_at: UnixMs::from_stored(0),
+            updated_at: UnixMs::from_stored(updated_at),
+            deadline_at: None,
+            recent_events: "[]".to_owned(),
+            premove_nodes: ByColor::default(),
+        }
+    }
+
+    #[test]
+    fn the_row_as_written_means_the_write_was_stored() {
+        let attempted = row(8, r#"{"moves":["e2e4"]}"#, 1_000);
+        assert!(was_stored(&attempted.clone(), &attempted));
+    }
+
+    #[test]
+    fn the_version_before_or_another_change_means_it_was_not() {
+        let attempted = row(8, r#"{"moves":["e2e4"]}"#, 1_000);
+        let before = row(7, "{}", 900);
+        assert!(!was_stored(&before, &attempted));
+        let other_node = row(8, r#"{"moves":["d2d4"]}"#, 1_000);
+        assert!(!was_stored(&other_node, &attempted));
+        let same_move_later = row(8, r#"{"moves":["e2e4"]}"#, 1_001);
+        assert!(!was_stored(&same_move_later, &attempted));
+    }
 }
 
 #[cfg(test)]

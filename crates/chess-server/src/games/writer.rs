@@ -28,8 +28,10 @@ pub const MAX_BATCH: usize = 1024;
 /// Why a change was not stored.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum WriteError {
-    /// The database could not be reached or failed: nothing was stored; the
-    /// client may send the command again.
+    /// The database could not be reached or failed. Usually nothing was
+    /// stored, but a `COMMIT` whose answer was lost may have been: the owner
+    /// asks the store before it refuses (`Owner::outcome_of_failed_write`),
+    /// and a client may send the command again (moves are idempotent by ply).
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
     /// The queue is full: the database is not keeping up. Nothing was
