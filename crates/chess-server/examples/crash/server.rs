@@ -226,6 +226,10 @@ impl ServerProcess {
             // Games wait through many restarts for a first move: the
             // first-move abort is not what this tool checks.
             .env("FIRST_MOVE_DEADLINE_MS", "3600000")
+            // Every game brings new guests from one address: without this,
+            // a server that is not restarted (the database faults) refuses
+            // the 61st guest of the hour.
+            .env("NEW_GUESTS_PER_ADDRESS_PER_HOUR", "100000000")
             // `TEST_LOG=warn,chess_server=info` puts more of the server's story
             // (sockets closed, batches failed) in its kept log.
             .env(

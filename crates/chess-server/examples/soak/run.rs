@@ -237,6 +237,7 @@ async fn read(
         ack: Percentiles::of_sorted(&acks),
         opponent: Percentiles::of_sorted(&broadcasts),
         errors: recorder.errors_total(),
+        closes: gauges.closes,
     })
 }
 

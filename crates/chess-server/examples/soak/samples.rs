@@ -10,7 +10,8 @@ use crate::report::Percentiles;
 
 /// The CSV header; [`Sample::csv_row`] writes the fields in this order.
 pub const CSV_HEADER: &str = "elapsed_s,rss_mib,fds,threads,live_games,game_sockets,\
-lobby_sockets,moves_committed,acks,ack_p50_ms,ack_p99_ms,opponent_p50_ms,opponent_p99_ms,errors";
+lobby_sockets,moves_committed,acks,ack_p50_ms,ack_p99_ms,opponent_p50_ms,opponent_p99_ms,errors,\
+closed_by_client,closed_silent,closed_by_error";
 
 /// One reading.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -31,6 +32,8 @@ pub struct Sample {
     pub opponent: Option<Percentiles>,
     /// Errors the players met so far, all codes together.
     pub errors: u64,
+    /// The server's count of ended game sockets so far, by who ended them.
+    pub closes: SocketCloses,
 }
 
 impl Sample {
@@ -42,7 +45,7 @@ impl Sample {
             })
         };
         format!(
-            "{:.0},{:.1},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{:.0},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             self.elapsed_s,
             mib(self.rss_bytes),
             self.fds,
@@ -57,6 +60,9 @@ impl Sample {
             ms(self.opponent, |p| p.p50),
             ms(self.opponent, |p| p.p99),
             self.errors,
+            self.closes.by_client,
+            self.closes.silent,
+            self.closes.by_error,
         )
     }
 }
@@ -88,6 +94,17 @@ pub struct Gauges {
     pub game_sockets: u64,
     pub lobby_sockets: u64,
     pub moves_committed: u64,
+    pub closes: SocketCloses,
+}
+
+/// Game sockets ended so far (`chess_game_socket_closes_total{reason}`):
+/// whether the clients left, or the server dropped them as silent, or the
+/// connections broke.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SocketCloses {
+    pub by_client: u64,
+    pub silent: u64,
+    pub by_error: u64,
 }
 
 /// Reads [`Gauges`] from the metrics text of `GET /metrics`.
@@ -103,6 +120,11 @@ pub fn parse_gauges(text: &str) -> Gauges {
         game_sockets: value("chess_game_sockets"),
         lobby_sockets: value("chess_lobby_sockets"),
         moves_committed: value("chess_moves_committed_total"),
+        closes: SocketCloses {
+            by_client: value(r#"chess_game_socket_closes_total{reason="client"}"#),
+            silent: value(r#"chess_game_socket_closes_total{reason="silent"}"#),
+            by_error: value(r#"chess_game_socket_closes_total{reason="error"}"#),
+        },
     }
 }
 
@@ -159,7 +181,10 @@ mod tests {
     fn gauges_are_read_by_their_exact_names() {
         let text = "# TYPE chess_live_games gauge\nchess_live_games 12\n\
                     chess_game_sockets 24\nchess_lobby_sockets 3\n\
-                    chess_moves_committed_total 4567\n# EOF\n";
+                    chess_moves_committed_total 4567\n\
+                    chess_game_socket_closes_total{reason=\"client\"} 7\n\
+                    chess_game_socket_closes_total{reason=\"silent\"} 2\n\
+                    chess_game_socket_closes_total{reason=\"error\"} 1\n# EOF\n";
         assert_eq!(
             parse_gauges(text),
             Gauges {
@@ -167,6 +192,11 @@ mod tests {
                 game_sockets: 24,
                 lobby_sockets: 3,
                 moves_committed: 4567,
+                closes: SocketCloses {
+                    by_client: 7,
+                    silent: 2,
+                    by_error: 1,
+                },
             }
         );
         assert_eq!(
