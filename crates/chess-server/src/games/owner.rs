@@ -317,7 +317,11 @@ impl Owner {
             // Learn who is connected to this game on the other nodes.
             self.announce_presence(true);
         }
-        self.settle(now_ms()).await;
+        // The deep paths (a command with its commit, a catch-up, a search's
+        // move) are boxed while they run: their state would otherwise be
+        // part of this task's future, which every live game holds for its
+        // whole life (`footprint::the_owner_task_is_small`).
+        Box::pin(self.settle(now_ms())).await;
         self.think();
         loop {
             if *shutdown.borrow() {
@@ -329,12 +333,12 @@ impl Owner {
                 message = self.mailbox.recv() => match message {
                     Some(message) => {
                         self.last_activity = Instant::now();
-                        self.on_message(message).await;
+                        Box::pin(self.on_message(message)).await;
                     }
                     None => break,
                 },
                 () = sleep_until(deadline), if deadline.is_some() => {
-                    self.settle(now_ms()).await;
+                    Box::pin(self.settle(now_ms())).await;
                 }
                 searched = async {
                     match self.thinking.as_mut() {
@@ -342,7 +346,7 @@ impl Owner {
                         None => std::future::pending().await,
                     }
                 }, if self.thinking.is_some() => {
-                    self.on_searched(searched.ok().flatten()).await;
+                    Box::pin(self.on_searched(searched.ok().flatten())).await;
                 }
                 () = tokio::time::sleep(idle_check), if self.outbox.receiver_count() == 0 => {}
                 _ = shutdown.changed() => {}
@@ -1298,5 +1302,17 @@ mod footprint {
             std::mem::size_of::<Owner>(),
         );
         assert!(message <= 48, "a mailbox message is {message} bytes");
+    }
+
+    /// Every live game's task is allocated at this size for its whole life;
+    /// the rare deep paths (a command, a catch-up) are boxed while they run.
+    #[test]
+    fn the_owner_task_is_small() {
+        fn future_size<F: std::future::Future>(_make: impl Fn(Owner) -> F) -> usize {
+            std::mem::size_of::<F>()
+        }
+        let task = future_size(Owner::run);
+        eprintln!("owner task future {task} B (Owner {} B)", std::mem::size_of::<Owner>());
+        assert!(task <= 3072, "the owner task is {task} bytes");
     }
 }
