@@ -1312,7 +1312,10 @@ mod footprint {
             std::mem::size_of::<F>()
         }
         let task = future_size(Owner::run);
-        eprintln!("owner task future {task} B (Owner {} B)", std::mem::size_of::<Owner>());
+        eprintln!(
+            "owner task future {task} B (Owner {} B)",
+            std::mem::size_of::<Owner>()
+        );
         assert!(task <= 3072, "the owner task is {task} bytes");
     }
 }
