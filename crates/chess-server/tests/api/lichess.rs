@@ -200,6 +200,20 @@ impl TestApp {
     }
 }
 
+/// Alice and Bob, board accounts, in a game Alice challenged Bob to with
+/// `form` (through `app`): both players and the game's id.
+async fn board_game(app: &TestApp, form: &[(&str, &str)]) -> (Player, Player, String) {
+    let scopes = ["challenge:write", "challenge:read", "board:play"];
+    let alice = app.api_player("Alice", &scopes).await;
+    let bob = app.api_player("Bob", &scopes).await;
+    let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+    let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+    let game_id = app
+        .api_game(&alice, &mut alice_events, &bob, &mut bob_events, form)
+        .await;
+    (alice, bob, game_id)
+}
+
 fn error_text(body: &Value) -> &str {
     body["error"]
         .as_str()
@@ -1311,20 +1325,8 @@ async fn opponent_gone_within(stream: &mut Ndjson, wait: Duration) -> Option<boo
 on_both_backends!(
     a_game_stream_says_when_the_opponent_is_gone_and_back,
     |app: TestApp| async move {
-        let scopes = ["challenge:write", "challenge:read", "board:play"];
-        let alice = app.api_player("Alice", &scopes).await;
-        let bob = app.api_player("Bob", &scopes).await;
-        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
-        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
-        let game_id = app
-            .api_game(
-                &alice,
-                &mut alice_events,
-                &bob,
-                &mut bob_events,
-                &[("clock.limit", "600"), ("color", "white")],
-            )
-            .await;
+        let (alice, bob, game_id) =
+            board_game(&app, &[("clock.limit", "600"), ("color", "white")]).await;
         let path = format!("/api/board/game/stream/{game_id}");
         let mut alice_game = app.stream(&path, &alice.token).await;
         assert_eq!(alice_game.next().await["type"], "gameFull");
@@ -1398,20 +1400,7 @@ async fn a_game_stream_hears_of_an_opponent_on_another_node() {
         return;
     };
     let mut b = second_node(&a).await;
-    let scopes = ["challenge:write", "challenge:read", "board:play"];
-    let alice = a.api_player("Alice", &scopes).await;
-    let bob = a.api_player("Bob", &scopes).await;
-    let mut alice_events = a.stream("/api/stream/event", &alice.token).await;
-    let mut bob_events = a.stream("/api/stream/event", &bob.token).await;
-    let game_id = a
-        .api_game(
-            &alice,
-            &mut alice_events,
-            &bob,
-            &mut bob_events,
-            &[("clock.limit", "600"), ("color", "white")],
-        )
-        .await;
+    let (alice, bob, game_id) = board_game(&a, &[("clock.limit", "600"), ("color", "white")]).await;
     let path = format!("/api/board/game/stream/{game_id}");
     // Alice on A first; Bob's node B loads the game afterwards and must
     // learn from A that Alice is there (it asks when it starts hosting it).
@@ -1479,20 +1468,7 @@ on_both_backends!(
         use futures_util::StreamExt;
         use tower::ServiceExt;
 
-        let scopes = ["challenge:write", "challenge:read", "board:play"];
-        let alice = app.api_player("Alice", &scopes).await;
-        let bob = app.api_player("Bob", &scopes).await;
-        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
-        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
-        let game_id = app
-            .api_game(
-                &alice,
-                &mut alice_events,
-                &bob,
-                &mut bob_events,
-                &[("days", "1"), ("color", "white")],
-            )
-            .await;
+        let (alice, bob, game_id) = board_game(&app, &[("days", "1"), ("color", "white")]).await;
         let path = format!("/api/board/game/stream/{game_id}");
 
         // Bob's client opens its game stream and then reads nothing: through
