@@ -36,6 +36,8 @@ use crate::ws::protocol::{Command, EventView};
 
 /// Messages that may wait for a busy owner.
 const MAILBOX: usize = 64;
+/// Longest wait for the store to say whether a commit in doubt went through.
+const IN_DOUBT_CHECK: Duration = Duration::from_secs(1);
 /// Broadcasts a slow socket may fall behind before it is sent a full state
 /// (a lichess stream ends instead). The channel allocates every slot when
 /// the game loads, so this costs about 32 bytes per slot in every live game;
@@ -752,7 +754,7 @@ impl Owner {
             rematch: rematch.as_ref().map(|(new_row, _)| new_row.clone()),
         };
         let written = match self.hub.writer().write(write).await {
-            Err(WriteError::Unavailable(error)) => self.outcome_of_failed_write(&row, error).await,
+            Err(WriteError::InDoubt(error)) => self.outcome_of_failed_write(&row, error).await,
             written => written,
         };
         if !matches!(written, Ok(WriteOutcome::Written { .. })) {
@@ -774,7 +776,7 @@ impl Owner {
                 self.catch_up().await;
                 return Err(Refusal::Conflict);
             }
-            Err(WriteError::Unavailable(_) | WriteError::Stopped) => {
+            Err(WriteError::Unavailable(_) | WriteError::InDoubt(_) | WriteError::Stopped) => {
                 return Err(Refusal::Unavailable);
             }
             Err(WriteError::Busy) => return Err(Refusal::Busy),
@@ -805,8 +807,11 @@ impl Owner {
         attempted: &GameRow,
         error: String,
     ) -> Result<WriteOutcome, WriteError> {
-        match self.hub.store().game(attempted.id).await {
-            Ok(Some(stored)) if was_stored(&stored, attempted) => {
+        // Bounded: a database that stays away must not hold up the refusal.
+        let stored =
+            tokio::time::timeout(IN_DOUBT_CHECK, self.hub.store().game(attempted.id)).await;
+        match stored {
+            Ok(Ok(Some(stored))) if was_stored(&stored, attempted) => {
                 tracing::warn!(
                     %error,
                     "a write reported as failed was stored all the same; going on with it"

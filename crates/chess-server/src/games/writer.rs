@@ -28,12 +28,15 @@ pub const MAX_BATCH: usize = 1024;
 /// Why a change was not stored.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum WriteError {
-    /// The database could not be reached or failed. Usually nothing was
-    /// stored, but a `COMMIT` whose answer was lost may have been: the owner
-    /// asks the store before it refuses (`Owner::outcome_of_failed_write`),
-    /// and a client may send the command again (moves are idempotent by ply).
+    /// The database could not be reached or refused the batch: nothing was
+    /// stored; the client may send the command again.
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
+    /// The connection broke while the batch was being written: its `COMMIT`
+    /// may have gone through with only the answer lost. The owner asks the
+    /// store before it refuses (`Owner::outcome_of_failed_write`).
+    #[error("the connection to the database broke during the commit: {0}")]
+    InDoubt(String),
     /// The queue is full: the database is not keeping up. Nothing was
     /// stored; the client may send the command again.
     #[error("the writer's queue is full")]
@@ -175,13 +178,32 @@ impl Batcher {
             Err(error) => {
                 self.metrics.store_error(&error);
                 tracing::error!(%error, games = writes.len(), "a batch could not be committed");
-                let failure = WriteError::Unavailable(error.to_string());
+                let failure = if is_broken_mid_write(&error) {
+                    WriteError::InDoubt(error.to_string())
+                } else {
+                    WriteError::Unavailable(error.to_string())
+                };
                 for reply in replies {
                     let _ = reply.send(Err(failure.clone()));
                 }
             }
         }
     }
+}
+
+/// Whether `error` broke an open connection (so the batch's statements,
+/// its `COMMIT` included, may have reached the database), as opposed to no
+/// connection to be had or the database refusing the batch (rolled back).
+fn is_broken_mid_write(error: &StoreError) -> bool {
+    matches!(
+        error,
+        StoreError::Database(
+            sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::WorkerCrashed
+        )
+    )
 }
 
 /// Whether `error` means the database is out of reach (so writing the
