@@ -85,10 +85,15 @@ impl Accounts {
     /// # Errors
     /// An internal [`ApiError`] if the database fails.
     pub async fn session_of(&self, headers: &HeaderMap) -> Result<Option<Session>, ApiError> {
-        let Some(token) = cookie_value(headers, SESSION_COOKIE) else {
-            return Ok(None);
-        };
-        let Ok(session) = self.sessions.verify(&token, unix_secs()) else {
+        match cookie_value(headers, SESSION_COOKIE) {
+            Some(token) => self.session_of_token(&token).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The verified, still active session whose cookie token is `token`.
+    async fn session_of_token(&self, token: &str) -> Result<Option<Session>, ApiError> {
+        let Ok(session) = self.sessions.verify(token, unix_secs()) else {
             return Ok(None);
         };
         let active = self
@@ -107,10 +112,16 @@ impl Accounts {
         &self,
         headers: &HeaderMap,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        // Only the token, copied out: the watch lives as long as the socket,
+        // and a clone of the headers would keep alive, through the `Bytes`
+        // its values share, the whole read buffer of the connection's HTTP
+        // request (8 KiB or more per socket).
+        let Some(token) = cookie_value(headers, SESSION_COOKIE) else {
+            return Box::pin(std::future::pending());
+        };
         let accounts = self.clone();
-        let headers = headers.clone();
         Box::pin(async move {
-            if !matches!(accounts.session_of(&headers).await, Ok(Some(_))) {
+            if !matches!(accounts.session_of_token(&token).await, Ok(Some(_))) {
                 return std::future::pending().await;
             }
             let mut check = tokio::time::interval(SESSION_CHECK_EVERY);
@@ -118,7 +129,7 @@ impl Accounts {
             loop {
                 check.tick().await;
                 // A database hiccup is not a sign-out: keep the socket.
-                if let Ok(None) = accounts.session_of(&headers).await {
+                if let Ok(None) = accounts.session_of_token(&token).await {
                     return;
                 }
             }
