@@ -16,6 +16,10 @@
 # open; each prints its own report, and the servers' memory per live game
 # counts all k processes' games (`--load-processes`).
 #
+# With PROFILE="COMMAND..." (one node) the server runs under that profiler:
+#   PROFILE="perf record -e cpu-clock -g -o /tmp/perf.data" scripts/measure.sh ...
+#   PROFILE="heaptrack -o /tmp/heap" scripts/measure.sh ...   # heaptrack_print /tmp/heap.*
+#
 # Build first: cargo build --release -p chess-server --bin chess-server --example load
 # TEST_POSTGRES_URL is the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres).
 set -euo pipefail
@@ -49,13 +53,16 @@ if [[ $nodes -gt 1 && $backend != postgres ]]; then
     exit 1
 fi
 
-server_pids=()
+server_pids=()   # the processes started: the servers, or their profilers
+measured_pids=() # the servers themselves
 cleanup() {
+    # Stop the servers themselves (a profiler then writes its data and
+    # exits), then wait for what was started.
+    for pid in "${measured_pids[@]}"; do
+        kill -TERM "$pid" 2>/dev/null || true
+    done
     for pid in "${server_pids[@]}"; do
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -TERM "$pid"
-            wait "$pid" || true
-        fi
+        wait "$pid" 2>/dev/null || true
     done
     if [[ -n $database ]]; then
         psql -q "$admin_url" -c "drop database if exists \"$database\" with (force)" || true
@@ -70,11 +77,27 @@ for node in $(seq 1 "$nodes"); do
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     mkdir -p "$work/node$node"
     # Every game of the load tool brings two new guests from this one address.
+    profiler=()
+    if [[ -n ${PROFILE:-} ]]; then
+        [[ $nodes -eq 1 ]] || { echo "measure: PROFILE takes one node" >&2; exit 1; }
+        read -ra profiler <<<"$PROFILE"
+    fi
     NEW_GUESTS_PER_ADDRESS_PER_HOUR=10000000 \
-    "$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
+    "${profiler[@]}" "$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
         --data-dir "$work/node$node" --node-name "node$node" >"$work/node$node.log" 2>&1 &
     server_pid=$!
     server_pids+=("$server_pid")
+    if [[ -n ${PROFILE:-} ]]; then
+        # Measure the server, not its profiler: the newest chess-server.
+        child=""
+        for _ in $(seq 1 50); do
+            child=$(pgrep -n -x chess-server || true)
+            [[ -n $child ]] && break
+            sleep 0.1
+        done
+        server_pid=${child:?measure: the server did not start under the profiler}
+    fi
+    measured_pids+=("$server_pid")
     for _ in $(seq 1 100); do
         curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
         kill -0 "$server_pid" 2>/dev/null || { cat "$work/node$node.log" >&2; exit 1; }
@@ -88,7 +111,7 @@ done
 # /proc/PID/io): on SQLite, the WAL and its checkpoints, so what a move costs
 # the disk. (On Postgres the database's own processes write, not the node.)
 storage_writes() {
-    for pid in "${server_pids[@]}"; do
+    for pid in "${measured_pids[@]}"; do
         awk '/^write_bytes/ { print $2 }' "/proc/$pid/io"
     done | paste -sd' '
 }
@@ -112,7 +135,7 @@ fi
 writes_after=$(storage_writes)
 read -ra before <<<"$writes_before"
 read -ra after <<<"$writes_after"
-for i in "${!server_pids[@]}"; do
+for i in "${!measured_pids[@]}"; do
     echo "measure: node $((i + 1)) wrote $(( (after[i] - before[i]) / 1024 )) KiB to storage during the load"
 done
 exit $status

@@ -122,8 +122,13 @@ pub struct Settings {
 
     /// Game changes that may wait for the node's writer; past it a command is
     /// refused with the socket code `busy` instead of waiting in line.
-    #[arg(long, env = "WRITE_QUEUE", default_value_t = 2048)]
-    pub write_queue: usize,
+    /// Default: the socket cap. A game's owner has at most one change in
+    /// line (it waits for its commit before it takes another command), so
+    /// the line is already bounded by the live games; a smaller cap would
+    /// refuse moves whenever one commit is slow at a busy hour, with nothing
+    /// to gain in memory (the changes are held by their owners anyway).
+    #[arg(long, env = "WRITE_QUEUE")]
+    pub write_queue: Option<usize>,
 
     /// Requests creating or joining games and seeks served at once; past it
     /// they are refused with `429 busy` (a slow database otherwise piles them up).

@@ -156,13 +156,16 @@ impl Application {
             .clone()
             .unwrap_or_else(|| default_node_name(port));
         let (shutdown, shutdown_rx) = watch::channel(false);
+        let max_sockets = settings
+            .max_sockets
+            .unwrap_or_else(crate::overload::default_max_sockets);
         let (hub, writer) = Hub::new(
             store.clone(),
             node_name,
             settings.first_move_deadline_ms,
             shutdown_rx,
             metrics.clone(),
-            settings.write_queue,
+            settings.write_queue.unwrap_or(max_sockets),
         );
         hub.ensure_computer_players().await?;
         // Games whose clock ran out while no node ran are flagged by the
@@ -222,12 +225,7 @@ impl Application {
             web_dir: settings.web_dir.as_deref().map(Arc::from),
             metrics: metrics.clone(),
             lichess,
-            admission: Admission::new(
-                settings
-                    .max_sockets
-                    .unwrap_or_else(crate::overload::default_max_sockets),
-                settings.max_concurrent_creations,
-            ),
+            admission: Admission::new(max_sockets, settings.max_concurrent_creations),
         };
         let router = crate::http::routes::router(state.clone())
             .merge(crate::auth::routes::router(accounts))

@@ -152,14 +152,18 @@ impl Api {
     }
 }
 
-/// The error code of a failed HTTP answer: the server's `error.code`, else
-/// `http_<status>`.
+/// The error code of a failed HTTP answer: `http_<status>_<code>` with the
+/// server's `error.code` (`http_429_busy`, told apart from the socket's
+/// `busy`), else `http_<status>`.
 async fn http_code(response: reqwest::Response) -> String {
     let status = response.status().as_u16();
     let body: Option<Value> = response.json().await.ok();
     body.as_ref()
         .and_then(|body| body["error"]["code"].as_str())
-        .map_or_else(|| format!("http_{status}"), str::to_owned)
+        .map_or_else(
+            || format!("http_{status}"),
+            |code| format!("http_{status}_{code}"),
+        )
 }
 
 /// Plays game number `number` between two new guests to its end or the ply

@@ -20,8 +20,11 @@ use crate::server::{Server, ServerError};
 /// How long games in flight may take to finish after the duration, on top of
 /// the longest a game can think in all, before the run stops them.
 const GRACE: Duration = Duration::from_secs(60);
-/// Games being set up (guests, challenge, join, sockets) at once: bounds the
-/// HTTP connections and the connection bursts the server sees.
+/// Games being set up (guests, challenge, join, sockets) at once, in all the
+/// load processes of a run together: bounds the HTTP connections and the
+/// connection bursts the server sees, and stays within the server's default
+/// cap on creations in flight (`MAX_CONCURRENT_CREATIONS`, 64), past which
+/// it answers `429 busy`.
 const SETUP_CONCURRENCY: usize = 64;
 /// Pause after a game that failed before its slot starts the next one, so a
 /// server that is down is not hammered.
@@ -142,7 +145,9 @@ async fn drive(
     let ramp_end = start + ramp_step * config.games.saturating_sub(1);
     let games_left = Arc::new(AtomicU32::new(config.total_games.unwrap_or(u32::MAX)));
     let numbers = Arc::new(AtomicU64::new(0));
-    let setups = Arc::new(Semaphore::new(SETUP_CONCURRENCY));
+    // Each of the run's load processes takes its share.
+    let setup_share = SETUP_CONCURRENCY / usize::try_from(config.load_processes).unwrap_or(1);
+    let setups = Arc::new(Semaphore::new(setup_share.max(1)));
     let nodes: Arc<[Api]> = nodes.into();
     let rules = Rules {
         max_plies: usize::try_from(config.moves).unwrap_or(usize::MAX),

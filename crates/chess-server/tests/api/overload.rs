@@ -164,7 +164,7 @@ on_both_backends!(
     a_full_writer_queue_refuses_moves_busy_and_stores_nothing_of_them,
     |app: TestApp| async move {
         let mut settings = app.settings.clone();
-        settings.write_queue = 1;
+        settings.write_queue = Some(1);
         let app = app.restart_with(settings).await;
         let mut games = Vec::new();
         let mut sockets = Vec::new();
