@@ -39,6 +39,13 @@ pub struct SocketLimits {
 /// second of cadence is 20,000 frames each way.
 const PING_AT_MOST_EVERY: Duration = Duration::from_secs(2);
 
+/// Close code of a connection the server took as lost: nothing, not even a
+/// pong, arrived for the silence timeout (`docs/protocol.md`).
+pub const CLOSE_SILENT: u16 = 4002;
+
+/// Longest wait to hand that close frame to a connection that is likely dead.
+const SILENT_CLOSE_WAIT: Duration = Duration::from_secs(1);
+
 /// The ping cadence for `silence_timeout`: a live client is heard from at
 /// least three times before it could be taken as silent.
 fn ping_every(silence_timeout: Duration) -> Duration {
@@ -207,8 +214,15 @@ impl Connection {
                 _ = ping.tick() => {
                     if self.last_heard.elapsed() > self.limits.silence_timeout {
                         // No pong, no message: the connection is gone even
-                        // though no close arrived.
+                        // though no close arrived. Say so, in case the client
+                        // is only slow (it then knows why and reconnects);
+                        // a dead peer cannot hold the task past a short wait.
                         tracing::info!("the client went silent; closing its socket");
+                        let close = self.socket.send(Message::Close(Some(CloseFrame {
+                            code: CLOSE_SILENT,
+                            reason: Utf8Bytes::from_static("no answer to pings"),
+                        })));
+                        let _ = tokio::time::timeout(SILENT_CLOSE_WAIT, close).await;
                         return SocketClose::Silent;
                     }
                     self.ping_sent = Some(Instant::now());

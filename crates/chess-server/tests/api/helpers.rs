@@ -557,11 +557,13 @@ impl TestApp {
 }
 
 /// A TCP relay in front of a server that can go silent both ways while
-/// keeping its connections open: a phone that lost its signal.
+/// keeping its connections open (a phone that lost its signal), or only
+/// from the client to the server (a client whose uplink failed).
 #[derive(Debug)]
 pub struct Relay {
     pub port: u16,
-    silent: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Whether bytes are swallowed: client to server, server to client.
+    cut: [std::sync::Arc<std::sync::atomic::AtomicBool>; 2],
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -576,8 +578,11 @@ impl Relay {
             .await
             .expect("relay listens");
         let port = listener.local_addr().expect("address").port();
-        let silent = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&silent);
+        let cut = [
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        ];
+        let flags = cut.clone();
         let task = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let Ok(server) = TcpStream::connect(("127.0.0.1", target_port)).await else {
@@ -587,12 +592,19 @@ impl Relay {
                 type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
                 let (client_in, client_out) = client.into_split();
                 let (server_in, server_out) = server.into_split();
-                let directions: [(Reader, Writer); 2] = [
-                    (Box::new(client_in), Box::new(server_out)),
-                    (Box::new(server_in), Box::new(client_out)),
+                let directions: [(Reader, Writer, Arc<AtomicBool>); 2] = [
+                    (
+                        Box::new(client_in),
+                        Box::new(server_out),
+                        Arc::clone(&flags[0]),
+                    ),
+                    (
+                        Box::new(server_in),
+                        Box::new(client_out),
+                        Arc::clone(&flags[1]),
+                    ),
                 ];
-                for (mut from, mut to) in directions {
-                    let flag = Arc::clone(&flag);
+                for (mut from, mut to, flag) in directions {
                     tokio::spawn(async move {
                         let mut buffer = vec![0u8; 16 * 1024];
                         loop {
@@ -600,7 +612,7 @@ impl Relay {
                                 Ok(0) | Err(_) => return,
                                 Ok(read) => read,
                             };
-                            // Silent: bytes are swallowed, the sockets stay open.
+                            // Cut: bytes are swallowed, the sockets stay open.
                             if !flag.load(Ordering::SeqCst)
                                 && to.write_all(&buffer[..read]).await.is_err()
                             {
@@ -611,12 +623,20 @@ impl Relay {
                 }
             }
         });
-        Relay { port, silent, task }
+        Relay { port, cut, task }
     }
 
     /// From now on nothing passes either way; no connection is closed.
     pub fn go_silent(&self) {
-        self.silent.store(true, std::sync::atomic::Ordering::SeqCst);
+        for cut in &self.cut {
+            cut.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// From now on nothing from the client reaches the server, while the
+    /// server's frames still reach the client; no connection is closed.
+    pub fn cut_uplink(&self) {
+        self.cut[0].store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -714,6 +734,20 @@ impl Socket {
             match tokio::time::timeout_at(deadline, self.ws.next()).await {
                 Err(_) => return false,
                 Ok(None | Some(Err(_)) | Some(Ok(Message::Close(_)))) => return true,
+                Ok(Some(Ok(_))) => {}
+            }
+        }
+    }
+
+    /// The code of the close frame the server sends within `wait` (messages
+    /// before it are skipped); `None` when the connection ends without one
+    /// or stays open.
+    pub async fn close_code_within(&mut self, wait: Duration) -> Option<u16> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.ws.next()).await {
+                Ok(Some(Ok(Message::Close(frame)))) => return frame.map(|f| u16::from(f.code)),
+                Err(_) | Ok(None | Some(Err(_))) => return None,
                 Ok(Some(Ok(_))) => {}
             }
         }

@@ -148,6 +148,20 @@ on_both_backends!(
         wait_for_gauge(&app, &closes("silent"), 1.0).await;
         let (_, text) = scrape(&app).await;
         assert_eq!(gauge(&text, &closes("client")), Some(1.0), "{text}");
+
+        // A client that still hears the server but is no longer heard (its
+        // pongs are lost) is told why: close code 4002.
+        let uplink = Relay::start(app.port).await;
+        let mut unheard = app.socket_through(&uplink, &game_id, &white).await;
+        unheard.hello().await;
+        uplink.cut_uplink();
+        assert_eq!(
+            unheard
+                .close_code_within(std::time::Duration::from_secs(10))
+                .await,
+            Some(4002)
+        );
+        wait_for_gauge(&app, &closes("silent"), 2.0).await;
     }
 );
 
