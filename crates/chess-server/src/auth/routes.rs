@@ -104,28 +104,35 @@ impl Accounts {
         Ok(active.then_some(session))
     }
 
-    /// A future that completes when the account session in `headers` ends
-    /// (signed out, password changed elsewhere, or expired), checked every
-    /// [`SESSION_CHECK_EVERY`]; it never completes when `headers` carry no
-    /// live session (guests, spectators). Game sockets close on it.
+    /// A future that completes when the account session the socket of
+    /// `viewer` acts for ends (signed out, password changed elsewhere, or
+    /// expired), checked at once and then every [`SESSION_CHECK_EVERY`]; it
+    /// never completes for a socket that acts for no session (guests,
+    /// spectators). Game and lobby sockets close on it.
     pub fn session_watch(
         &self,
         headers: &HeaderMap,
+        viewer: Option<Uuid>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
         // Only the token, copied out: the watch lives as long as the socket,
         // and a clone of the headers would keep alive, through the `Bytes`
         // its values share, the whole read buffer of the connection's HTTP
         // request (8 KiB or more per socket).
-        let Some(token) = cookie_value(headers, SESSION_COOKIE) else {
+        let token = cookie_value(headers, SESSION_COOKIE);
+        // The viewer was resolved from this very session when it was live:
+        // decided here, not by the first check, so that a sign-out landing
+        // before that check still closes the socket.
+        let acts_for_session = token.as_deref().is_some_and(|token| {
+            self.sessions
+                .verify(token, unix_secs())
+                .is_ok_and(|session| Some(session.account_id) == viewer)
+        });
+        let (Some(token), true) = (token, acts_for_session) else {
             return Box::pin(std::future::pending());
         };
         let accounts = self.clone();
         Box::pin(async move {
-            if !matches!(accounts.session_of_token(&token).await, Ok(Some(_))) {
-                return std::future::pending().await;
-            }
             let mut check = tokio::time::interval(SESSION_CHECK_EVERY);
-            check.tick().await;
             loop {
                 check.tick().await;
                 // A database hiccup is not a sign-out: keep the socket.

@@ -322,7 +322,7 @@ async fn lobby_socket(
     let place = state.admission.socket()?;
     let lobby = Arc::clone(&state.lobby);
     let viewer = viewer.map(|v| v.id);
-    let session_ends = state.accounts.session_watch(&headers);
+    let session_ends = state.accounts.session_watch(&headers, viewer);
     let metrics = state.metrics.clone();
     Ok(upgrade
         .max_message_size(64 * 1024)
@@ -592,7 +592,7 @@ async fn game_socket(
     let hub = Arc::clone(&state.hub);
     let limits = state.socket_limits;
     let viewer = viewer.map(|v| v.id);
-    let session_ends = state.accounts.session_watch(&headers);
+    let session_ends = state.accounts.session_watch(&headers, viewer);
     let span = tracing::info_span!("socket", game_id = %live.id);
     let metrics = state.metrics.clone();
     Ok(upgrade

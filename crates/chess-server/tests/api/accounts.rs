@@ -232,6 +232,23 @@ on_both_backends!(
     }
 );
 
+on_both_backends!(
+    a_sign_out_right_after_a_socket_opens_still_closes_it,
+    |app: TestApp| async move {
+        let (alice, bob) = two_accounts(&app).await;
+        let (game_id, _white, _black) = game_between(&app, &alice, &bob).await;
+        // The sign-out lands before the new socket's first session check
+        // has had time to run: the socket still acts for the session, so it
+        // must still close.
+        let mut fresh = app.socket(&game_id, Some(&alice)).await;
+        let (status, _) = app
+            .send("POST", "/api/account/sign-out", Some(&alice.cookie), None)
+            .await;
+        assert_eq!(status, 204);
+        assert!(fresh.closed_within(std::time::Duration::from_secs(8)).await);
+    }
+);
+
 /// Two servers on one Postgres end ten games won by one account at the same
 /// moment (five on each): still exactly $5.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
