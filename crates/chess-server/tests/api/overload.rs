@@ -276,15 +276,24 @@ on_both_backends!(
         // up before the other is even served, and then nothing was over the
         // limit: such a round proves nothing and is played again.
         let mut refused = None;
+        let mut rounds = Vec::new();
         for _round in 0..3 {
             let (one, two) = (create(first.clone()), create(second.clone()));
             let answers = [one.await.expect("request"), two.await.expect("request")];
+            rounds.push(format!(
+                "{} {} / {} {}",
+                answers[0].0, answers[0].2, answers[1].0, answers[1].2
+            ));
             if let Some(answer) = answers.into_iter().find(|answer| answer.0 == 429) {
                 refused = Some(answer);
                 break;
             }
         }
-        let refused = refused.expect("one of two creations at once was over the limit");
+        let refused = refused.unwrap_or_else(|| {
+            panic!(
+                "one of two creations at once was over the limit; the rounds' answers: {rounds:#?}"
+            )
+        });
         assert_eq!(refused.0, 429, "{:?}", refused.2);
         assert_eq!(refused.2["error"]["code"], "busy");
         assert!(refused.1.is_some(), "a Retry-After");
