@@ -118,16 +118,14 @@ impl Accounts {
         // and a clone of the headers would keep alive, through the `Bytes`
         // its values share, the whole read buffer of the connection's HTTP
         // request (8 KiB or more per socket).
-        let token = cookie_value(headers, SESSION_COOKIE);
-        // The viewer was resolved from this very session when it was live:
-        // decided here, not by the first check, so that a sign-out landing
-        // before that check still closes the socket.
-        let acts_for_session = token.as_deref().is_some_and(|token| {
+        // Whether the viewer was resolved from this very session is decided
+        // here, not by the first check, so that a sign-out landing before
+        // that check still closes the socket.
+        let Some(token) = cookie_value(headers, SESSION_COOKIE).filter(|token| {
             self.sessions
                 .verify(token, unix_secs())
                 .is_ok_and(|session| Some(session.account_id) == viewer)
-        });
-        let (Some(token), true) = (token, acts_for_session) else {
+        }) else {
             return Box::pin(std::future::pending());
         };
         let accounts = self.clone();

@@ -41,10 +41,18 @@ const PING_AT_MOST_EVERY: Duration = Duration::from_secs(2);
 
 /// Close code of a connection the server took as lost: nothing, not even a
 /// pong, arrived for the silence timeout (`docs/protocol.md`).
-pub const CLOSE_SILENT: u16 = 4002;
+const CLOSE_SILENT: u16 = 4002;
 
 /// Longest wait to hand that close frame to a connection that is likely dead.
 const SILENT_CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// A close frame with `code` and `reason` (the codes: `docs/protocol.md`).
+pub(crate) fn close_frame(code: u16, reason: &'static str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: Utf8Bytes::from_static(reason),
+    }))
+}
 
 /// The ping cadence for `silence_timeout`: a live client is heard from at
 /// least three times before it could be taken as silent.
@@ -218,10 +226,7 @@ impl Connection {
                         // is only slow (it then knows why and reconnects);
                         // a dead peer cannot hold the task past a short wait.
                         tracing::info!("the client went silent; closing its socket");
-                        let close = self.socket.send(Message::Close(Some(CloseFrame {
-                            code: CLOSE_SILENT,
-                            reason: Utf8Bytes::from_static("no answer to pings"),
-                        })));
+                        let close = self.socket.send(close_frame(CLOSE_SILENT, "no answer to pings"));
                         let _ = tokio::time::timeout(SILENT_CLOSE_WAIT, close).await;
                         return SocketClose::Silent;
                     }
@@ -233,17 +238,11 @@ impl Connection {
                 () = &mut session_ends => {
                     // Signed out, password changed or token expired: the
                     // socket no longer speaks for the account.
-                    let _ = self.socket.send(Message::Close(Some(CloseFrame {
-                        code: 4001,
-                        reason: Utf8Bytes::from_static("session ended"),
-                    }))).await;
+                    let _ = self.socket.send(close_frame(4001, "session ended")).await;
                     return SocketClose::SessionEnded;
                 }
                 _ = shutdown.changed() => {
-                    let _ = self.socket.send(Message::Close(Some(CloseFrame {
-                        code: 1012,
-                        reason: Utf8Bytes::from_static("server restarting"),
-                    }))).await;
+                    let _ = self.socket.send(close_frame(1012, "server restarting")).await;
                     return SocketClose::ServerStopping;
                 }
             }

@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use axum::extract::ws::{Message, WebSocket};
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
 use crate::clock::now_ms;
 use crate::games::lobby::{Lobby, LobbyEvent};
-use crate::ws::game_socket::SessionEnds;
+use crate::ws::game_socket::{SessionEnds, close_frame};
 
 /// Serves one lobby socket until it closes. When it was the viewer's last
 /// lobby socket, their real-time seeks are cancelled.
@@ -83,10 +83,7 @@ async fn stream(
             () = &mut session_ends => {
                 // The socket no longer speaks for the account (its
                 // `is_yours` flags and `game_started` messages).
-                let _ = socket.send(Message::Close(Some(CloseFrame {
-                    code: 4001,
-                    reason: Utf8Bytes::from_static("session ended"),
-                }))).await;
+                let _ = socket.send(close_frame(4001, "session ended")).await;
                 return;
             }
             _ = shutdown.changed() => return,
