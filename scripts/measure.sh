@@ -71,10 +71,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A free port: bind port 0 and read what the kernel chose.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 load_flags=()
+metrics_ports=()
 for node in $(seq 1 "$nodes"); do
-    # A free port: bind port 0 and read what the kernel chose.
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(free_port)
+    metrics_port=$(free_port)
+    metrics_ports+=("$metrics_port")
     mkdir -p "$work/node$node"
     # Every game of the load tool brings two new guests from this one address.
     profiler=()
@@ -84,7 +91,8 @@ for node in $(seq 1 "$nodes"); do
     fi
     NEW_GUESTS_PER_ADDRESS_PER_HOUR=10000000 \
     "${profiler[@]}" "$server_bin" --host 127.0.0.1 --port "$port" --database-url "$database_url" \
-        --data-dir "$work/node$node" --node-name "node$node" >"$work/node$node.log" 2>&1 &
+        --data-dir "$work/node$node" --node-name "node$node" \
+        --metrics-listen "127.0.0.1:$metrics_port" >"$work/node$node.log" 2>&1 &
     server_pid=$!
     server_pids+=("$server_pid")
     if [[ -n ${PROFILE:-} ]]; then
@@ -115,6 +123,18 @@ storage_writes() {
         awk '/^write_bytes/ { print $2 }' "/proc/$pid/io"
     done | paste -sd' '
 }
+# The group commits' totals from a node's /metrics: "transactions moves seconds".
+commit_totals() {
+    curl -sf "http://127.0.0.1:$1/metrics" | awk '
+        /^chess_commit_batch_moves_count/ { count = $2 }
+        /^chess_commit_batch_moves_sum/ { moves = $2 }
+        /^chess_commit_batch_seconds_sum/ { seconds = $2 }
+        END { print count + 0, moves + 0, seconds + 0 }'
+}
+commits_before=()
+for metrics_port in "${metrics_ports[@]}"; do
+    commits_before+=("$(commit_totals "$metrics_port")")
+done
 writes_before=$(storage_writes)
 loads=${LOADS:-1}
 status=0
@@ -137,5 +157,13 @@ read -ra before <<<"$writes_before"
 read -ra after <<<"$writes_after"
 for i in "${!measured_pids[@]}"; do
     echo "measure: node $((i + 1)) wrote $(( (after[i] - before[i]) / 1024 )) KiB to storage during the load"
+    # What the node's writer did meanwhile: its transactions, the moves in
+    # each and the time each took, the commit's sync included.
+    read -r count0 moves0 seconds0 <<<"${commits_before[i]}"
+    read -r count1 moves1 seconds1 <<<"$(commit_totals "${metrics_ports[i]}")"
+    awk -v node=$((i + 1)) -v c0="$count0" -v c1="$count1" -v m0="$moves0" -v m1="$moves1" \
+        -v s0="$seconds0" -v s1="$seconds1" 'BEGIN {
+        if (c1 > c0) printf "measure: node %d committed %d transactions, %.1f moves and %.2f ms each\n",
+            node, c1 - c0, (m1 - m0) / (c1 - c0), (s1 - s0) * 1000 / (c1 - c0) }'
 done
 exit $status

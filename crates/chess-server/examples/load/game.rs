@@ -3,20 +3,23 @@
 //! socket (on its own node when there are several), measuring every move on
 //! the way to its `ack`, to the opponent and to any spectators.
 
+use std::borrow::Cow;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use futures_util::{SinkExt, StreamExt};
 use rand::seq::IndexedRandom;
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::config::{Role, Think, node_of};
@@ -32,7 +35,7 @@ const READ_BUFFER_BYTES: usize = 8 * 1024;
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// Why a game stopped early: an error code, counted in the report.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Failure(pub String);
 
 impl Failure {
@@ -260,9 +263,9 @@ struct Spectator {
 
 impl Spectator {
     async fn greet(&mut self) -> Result<(), Failure> {
-        send(&mut self.ws, &json!({ "type": "hello", "version": null })).await?;
+        send(&mut self.ws, HELLO).await?;
         loop {
-            if recv(&mut self.ws).await?["type"] == "state" {
+            if Incoming::parse(&recv(&mut self.ws).await?)?.kind == "state" {
                 return Ok(());
             }
         }
@@ -272,27 +275,28 @@ impl Spectator {
     /// `spectator_` prefix and does not stop the game.
     async fn watch(mut self, sent_at: &SentAt, recorder: &Recorder) {
         loop {
-            let message = match recv(&mut self.ws).await {
-                Ok(message) => message,
+            let text = recv(&mut self.ws).await;
+            let received = Instant::now();
+            let message = match &text {
+                Ok(text) => Incoming::parse(text),
+                Err(failure) => Err(failure.clone()),
+            };
+            let event = match message {
+                Ok(Incoming {
+                    event: Some(event), ..
+                }) => event,
+                Ok(_) => continue,
                 Err(Failure(code)) => {
                     recorder.error(&format!("spectator_{code}"));
                     return;
                 }
             };
-            let received = Instant::now();
-            if message["type"] != "event" {
-                continue;
-            }
-            let event = &message["event"];
-            if event["kind"] == "move"
-                && let Some(sent) = event["ply"]
-                    .as_u64()
-                    .and_then(|ply| usize::try_from(ply).ok())
-                    .and_then(|ply| sent_at.get(ply))
+            if event.kind == "move"
+                && let Some(sent) = event.ply.and_then(|ply| sent_at.get(ply))
             {
                 recorder.spectator_saw(received - sent);
             }
-            if event["kind"] == "ended" {
+            if event.kind == "ended" {
                 let _ = self.ws.close(None).await;
                 return;
             }
@@ -329,7 +333,7 @@ struct Seat {
     /// The ply this seat last acted on, so a repeated `state` does not make it move twice.
     acted_at_ply: Option<usize>,
     /// The move waiting for its `ack`: ply, message, when it was sent.
-    pending: Option<(usize, Value, Instant)>,
+    pending: Option<(usize, String, Instant)>,
     /// The seat resigned (or aborted) at the ply limit.
     stopped_at_limit: bool,
     /// The `ended` event's reason once the game is over.
@@ -355,12 +359,12 @@ impl Seat {
 
     /// Sends `hello` and takes in the `state` it answers with.
     async fn greet(&mut self) -> Result<(), Failure> {
-        self.send(&json!({ "type": "hello", "version": null }))
-            .await?;
+        self.send(HELLO).await?;
         loop {
-            let message = self.recv().await?;
-            if message["type"] == "state" {
-                self.next_ply = message["moves"].as_array().map_or(0, Vec::len);
+            let text = self.recv().await?;
+            let message = Incoming::parse(&text)?;
+            if message.kind == "state" {
+                self.next_ply = message.moves.unwrap_or(0);
                 self.note_result(&message);
                 self.greeted = true;
                 return Ok(());
@@ -371,8 +375,7 @@ impl Seat {
     /// Plays until the game is over and this seat's last move is acknowledged.
     async fn play(mut self, sent_at: &SentAt, recorder: &Recorder) -> Result<Ending, Failure> {
         if !self.greeted {
-            self.send(&json!({ "type": "hello", "version": null }))
-                .await?;
+            self.send(HELLO).await?;
         }
         loop {
             if let Some(reason) = &self.result
@@ -388,45 +391,43 @@ impl Seat {
                     Ending::Rule(reason.clone())
                 });
             }
-            let message = self.recv().await?;
+            let text = self.recv().await?;
             let received = Instant::now();
-            match message["type"].as_str() {
-                Some("state") => {
-                    self.next_ply = message["moves"].as_array().map_or(0, Vec::len);
+            let message = Incoming::parse(&text)?;
+            match message.kind.as_ref() {
+                "state" => {
+                    self.next_ply = message.moves.unwrap_or(0);
                     self.note_result(&message);
                     self.act(&message, sent_at, recorder).await?;
                 }
-                Some("event") => {
-                    let event = &message["event"];
-                    if event["kind"] == "move"
-                        && let Some(ply) =
-                            event["ply"].as_u64().and_then(|p| usize::try_from(p).ok())
-                    {
-                        if event["color"] != self.color
-                            && let Some(sent) = sent_at.get(ply)
+                "event" => {
+                    if let Some(event) = &message.event {
+                        if event.kind == "move"
+                            && let Some(ply) = event.ply
                         {
-                            recorder.broadcast_seen(received - sent);
+                            if event.color.as_deref() != Some(self.color)
+                                && let Some(sent) = sent_at.get(ply)
+                            {
+                                recorder.broadcast_seen(received - sent);
+                            }
+                            self.next_ply = ply + 1;
                         }
-                        self.next_ply = ply + 1;
-                    }
-                    if event["kind"] == "ended" {
-                        self.note_result(&message);
+                        if event.kind == "ended" {
+                            self.note_result(&message);
+                        }
                     }
                     self.act(&message, sent_at, recorder).await?;
                 }
-                Some("ack") => {
-                    let acked = message["ply"]
-                        .as_u64()
-                        .and_then(|p| usize::try_from(p).ok());
+                "ack" => {
                     if let Some((ply, _, sent)) = self.pending
-                        && acked == Some(ply)
+                        && message.ply == Some(ply)
                     {
                         recorder.acknowledged(received - sent);
                         self.pending = None;
                     }
                 }
-                Some("error") => {
-                    let code = message["code"].as_str().unwrap_or("error_without_code");
+                "error" => {
+                    let code = message.code.as_deref().unwrap_or("error_without_code");
                     match (&self.pending, code) {
                         (Some((_, resend, _)), "rate_limited") => {
                             recorder.error(code);
@@ -452,9 +453,13 @@ impl Seat {
     }
 
     /// Keeps the game's result reason once it is over.
-    fn note_result(&mut self, message: &Value) {
-        if message["status"] == "finished" {
-            let reason = message["result"]["reason"].as_str().unwrap_or("unknown");
+    fn note_result(&mut self, message: &Incoming<'_>) {
+        if message.status.as_deref() == Some("finished") {
+            let reason = message
+                .result
+                .as_ref()
+                .and_then(|result| result.reason.as_deref())
+                .unwrap_or("unknown");
             self.result = Some(reason.to_owned());
         }
     }
@@ -463,15 +468,12 @@ impl Seat {
     /// destinations, i.e. it is this seat's turn.
     async fn act(
         &mut self,
-        message: &Value,
+        message: &Incoming<'_>,
         sent_at: &SentAt,
         recorder: &Recorder,
     ) -> Result<(), Failure> {
-        let Some(dests) = message["dests"].as_object() else {
-            return Ok(());
-        };
         let ply = self.next_ply;
-        if dests.is_empty()
+        if message.dests.0.is_empty()
             || self.result.is_some()
             || self.pending.is_some()
             || self.acted_at_ply == Some(ply)
@@ -483,49 +485,51 @@ impl Seat {
             // Resigning needs two plies on the board; before that it is an abort.
             let kind = if ply >= 2 { "resign" } else { "abort" };
             self.stopped_at_limit = true;
-            return self.send(&json!({ "type": kind })).await;
+            return self.send(&format!(r#"{{"type":"{kind}"}}"#)).await;
         }
         // Drawn before the await: the thread's generator is not `Send`.
         let think = self.rules.think.draw(&mut rand::rng());
         if !think.is_zero() {
             tokio::time::sleep(think).await;
         }
-        let fen = message["fen"].as_str().unwrap_or_default();
-        let uci = random_move(dests, fen).ok_or_else(|| Failure::new("no_legal_move_sent"))?;
-        let request = json!({ "type": "move", "uci": uci, "ply": ply });
+        let fen = message.fen.as_deref().unwrap_or_default();
+        let uci =
+            random_move(&message.dests, fen).ok_or_else(|| Failure::new("no_legal_move_sent"))?;
+        let request = format!(r#"{{"type":"move","uci":"{uci}","ply":{ply}}}"#);
         let now = Instant::now();
         sent_at.set(ply, now);
-        self.pending = Some((ply, request.clone(), now));
         recorder.move_sent();
-        self.send(&request).await
+        self.send(&request).await?;
+        self.pending = Some((ply, request, now));
+        Ok(())
     }
 
-    async fn send(&mut self, message: &Value) -> Result<(), Failure> {
+    async fn send(&mut self, message: &str) -> Result<(), Failure> {
         send(&mut self.ws, message).await
     }
 
-    async fn recv(&mut self) -> Result<Value, Failure> {
+    async fn recv(&mut self) -> Result<Utf8Bytes, Failure> {
         recv(&mut self.ws).await
     }
 }
 
-async fn send(ws: &mut Ws, message: &Value) -> Result<(), Failure> {
-    ws.send(Message::Text(message.to_string().into()))
+/// The first message on every socket: no events seen yet.
+const HELLO: &str = r#"{"type":"hello","version":null}"#;
+
+async fn send(ws: &mut Ws, message: &str) -> Result<(), Failure> {
+    ws.send(Message::text(message))
         .await
         .map_err(|_| Failure::new("socket_lost"))
 }
 
-/// The next JSON message (tungstenite answers Ping frames on the way).
-async fn recv(ws: &mut Ws) -> Result<Value, Failure> {
+/// The next text message (tungstenite answers Ping frames on the way).
+async fn recv(ws: &mut Ws) -> Result<Utf8Bytes, Failure> {
     loop {
         let next = tokio::time::timeout(MESSAGE_TIMEOUT, ws.next())
             .await
             .map_err(|_| Failure::new("timeout"))?;
         match next {
-            Some(Ok(Message::Text(text))) => {
-                return serde_json::from_str(text.as_str())
-                    .map_err(|_| Failure::new("server_sent_bad_json"));
-            }
+            Some(Ok(Message::Text(text))) => return Ok(text),
             // Who ended it: the server with a close frame (its code says
             // why), or the connection itself (reset, or ended without one:
             // what a server dropping a silent client looks like).
@@ -539,21 +543,102 @@ async fn recv(ws: &mut Ws) -> Result<Value, Failure> {
     }
 }
 
-/// A uniformly random move from `dests` (`{"e2": ["e3", "e4"], ...}`) in UCI;
-/// a pawn reaching the last rank promotes to a queen.
-fn random_move(dests: &serde_json::Map<String, Value>, fen: &str) -> Option<String> {
-    let moves: Vec<(&str, &str)> = dests
-        .iter()
-        .flat_map(|(from, tos)| {
-            tos.as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(move |to| (from.as_str(), to))
-        })
-        .collect();
+/// The parts of a server message the tool reads, borrowed from its text;
+/// everything else (clocks, premove destinations, the move list) is skipped
+/// without being built. Parsing every message into a `serde_json::Value`
+/// cost the tool more CPU than the server spent on the move.
+#[derive(Debug, Deserialize)]
+struct Incoming<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    /// `event`: what happened.
+    #[serde(default, borrow)]
+    event: Option<EventHead<'a>>,
+    /// `ack`: the acknowledged ply.
+    #[serde(default)]
+    ply: Option<usize>,
+    /// `error`: the refusal's code.
+    #[serde(default, borrow)]
+    code: Option<Cow<'a, str>>,
+    /// `state`: the number of moves on the board.
+    #[serde(default, deserialize_with = "count")]
+    moves: Option<usize>,
+    #[serde(default, borrow)]
+    fen: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    result: Option<ResultHead<'a>>,
+    /// This seat's legal moves; empty when it is not its turn.
+    #[serde(default, borrow)]
+    dests: Dests<'a>,
+}
+
+#[derive(Debug, Deserialize)]
+struct EventHead<'a> {
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    ply: Option<usize>,
+    #[serde(default, borrow)]
+    color: Option<Cow<'a, str>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ResultHead<'a> {
+    #[serde(default, borrow)]
+    reason: Option<Cow<'a, str>>,
+}
+
+impl Incoming<'_> {
+    fn parse(text: &str) -> Result<Incoming<'_>, Failure> {
+        serde_json::from_str(text).map_err(|_| Failure::new("server_sent_bad_json"))
+    }
+}
+
+/// The length of a JSON array, its elements skipped.
+fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
+    let elements: Option<Vec<IgnoredAny>> = Option::deserialize(deserializer)?;
+    Ok(elements.map(|elements| elements.len()))
+}
+
+/// `dests` (`{"e2": ["e3", "e4"], ...}`) as (from, to) pairs.
+#[derive(Debug, Default)]
+struct Dests<'a>(Vec<(&'a str, &'a str)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Dests<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Dests<'a>, D::Error> {
+        struct Pairs;
+        impl<'de> Visitor<'de> for Pairs {
+            type Value = Dests<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map from squares to lists of squares")
+            }
+
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Dests<'de>, E> {
+                Ok(Dests::default())
+            }
+
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Dests<'de>, M::Error> {
+                let mut pairs = Vec::new();
+                while let Some(from) = map.next_key::<&'de str>()? {
+                    for to in map.next_value::<Vec<&'de str>>()? {
+                        pairs.push((from, to));
+                    }
+                }
+                Ok(Dests(pairs))
+            }
+        }
+        deserializer.deserialize_any(Pairs)
+    }
+}
+
+/// A uniformly random move from `dests` in UCI; a pawn reaching the last rank
+/// promotes to a queen.
+fn random_move(dests: &Dests<'_>, fen: &str) -> Option<String> {
     // The generator is dropped before the next await: `ThreadRng` is not `Send`.
-    let (from, to) = *moves.choose(&mut rand::rng())?;
+    let &(from, to) = dests.0.choose(&mut rand::rng())?;
     let promotes = matches!(piece_at(fen, from), Some('P' | 'p')) && to.ends_with(['1', '8']);
     Some(if promotes {
         format!("{from}{to}q")
@@ -605,34 +690,77 @@ mod tests {
         assert_eq!(piece_at(START, "z9"), None);
     }
 
-    fn dests(value: Value) -> serde_json::Map<String, Value> {
-        value.as_object().expect("an object").clone()
+    fn dests(json: &str) -> Dests<'_> {
+        serde_json::from_str(json).expect("destinations")
     }
 
     #[test]
     fn a_pawn_reaching_the_last_rank_promotes_to_a_queen() {
         let fen = "8/4P3/8/8/8/8/8/k6K w - - 0 1";
-        let uci = random_move(&dests(json!({ "e7": ["e8"] })), fen);
+        let uci = random_move(&dests(r#"{"e7": ["e8"]}"#), fen);
         assert_eq!(uci.as_deref(), Some("e7e8q"));
         let black = "k6K/8/8/8/8/8/3p4/8 b - - 0 1";
-        let uci = random_move(&dests(json!({ "d2": ["d1"] })), black);
+        let uci = random_move(&dests(r#"{"d2": ["d1"]}"#), black);
         assert_eq!(uci.as_deref(), Some("d2d1q"));
     }
 
     #[test]
     fn other_pieces_reaching_the_last_rank_do_not_promote() {
         let fen = "8/4R3/8/8/8/8/8/k6K w - - 0 1";
-        let uci = random_move(&dests(json!({ "e7": ["e8"] })), fen);
+        let uci = random_move(&dests(r#"{"e7": ["e8"]}"#), fen);
         assert_eq!(uci.as_deref(), Some("e7e8"));
     }
 
     #[test]
     fn random_moves_come_from_the_destinations() {
-        let choices = dests(json!({ "e2": ["e3", "e4"], "g1": ["f3"] }));
+        let choices = dests(r#"{"e2": ["e3", "e4"], "g1": ["f3"]}"#);
         for _ in 0..50 {
             let uci = random_move(&choices, START).expect("a move");
             assert!(["e2e3", "e2e4", "g1f3"].contains(&uci.as_str()), "{uci}");
         }
-        assert_eq!(random_move(&dests(json!({})), START), None);
+        assert_eq!(random_move(&dests("{}"), START), None);
+    }
+
+    #[test]
+    fn an_event_is_read_without_the_parts_the_tool_skips() {
+        let text = r#"{"type":"event","version":8,
+            "event":{"kind":"move","ply":3,"uci":"g8f6","san":"Nf6","color":"black"},
+            "fen":"rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "turn":"white","check":null,"status":"playing",
+            "clocks":{"white_ms":179000,"black_ms":178800,"running":"white","as_of":1},
+            "first_move_deadline":null,"dests":{"b1":["a3","c3"],"d2":["d3","d4"]},
+            "premove_dests":{},"offers":{"draw":null,"rematch":null},"result":null}"#;
+        let message = Incoming::parse(text).expect("parses");
+        assert_eq!(message.kind, "event");
+        let event = message.event.as_ref().expect("an event");
+        assert_eq!((event.kind.as_ref(), event.ply), ("move", Some(3)));
+        assert_eq!(event.color.as_deref(), Some("black"));
+        assert_eq!(message.status.as_deref(), Some("playing"));
+        assert_eq!(
+            message.dests.0,
+            [("b1", "a3"), ("b1", "c3"), ("d2", "d3"), ("d2", "d4")]
+        );
+        assert!(message.result.is_none());
+    }
+
+    #[test]
+    fn a_state_an_ack_and_an_error_are_read() {
+        let state = Incoming::parse(
+            r#"{"type":"state","moves":[{"uci":"e2e4"},{"uci":"e7e5"}],"dests":{},
+                "status":"finished","result":{"winner":"white","reason":"checkmate"}}"#,
+        )
+        .expect("parses");
+        assert_eq!(state.moves, Some(2));
+        assert!(state.dests.0.is_empty());
+        let reason = state.result.as_ref().and_then(|r| r.reason.as_deref());
+        assert_eq!(reason, Some("checkmate"));
+
+        let ack = Incoming::parse(r#"{"type":"ack","ply":7}"#).expect("parses");
+        assert_eq!((ack.kind.as_ref(), ack.ply), ("ack", Some(7)));
+        // An escaped string is still read (owned rather than borrowed).
+        let error =
+            Incoming::parse(r#"{"type":"error","code":"rate\u005flimited"}"#).expect("parses");
+        assert_eq!(error.code.as_deref(), Some("rate_limited"));
+        assert!(Incoming::parse("not json").is_err());
     }
 }
