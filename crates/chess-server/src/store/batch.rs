@@ -57,6 +57,9 @@ impl Store {
     /// On Postgres the batch first locks its rows in game-id order, so two
     /// nodes' batches sharing games wait for each other rather than deadlock.
     ///
+    /// Batches run on the store's one writer connection, one at a time: the
+    /// node's writer task calls this, and any other caller waits its turn.
+    ///
     /// # Errors
     /// A database error fails the whole batch: nothing of it is stored.
     pub async fn write_batch(
@@ -74,7 +77,7 @@ impl Store {
             "at most one write per game in a batch"
         );
         let mut outcomes = vec![WriteOutcome::Conflict; writes.len()];
-        let mut tx = self.begin().await?;
+        let mut tx = Transaction::begin(&self.writer).await?;
         let sql = match tx.backend() {
             Backend::Sqlite(_) => &SQLITE,
             Backend::Postgres(tx) => {

@@ -100,7 +100,7 @@ impl Store {
         max_outgoing: i64,
         expired_before: i64,
     ) -> Result<bool> {
-        let inserted = with_conn!(self, conn => {
+        let inserted = with_conn!(self.writes(), conn => {
             sqlx::query("delete from api_challenges where created_at < $1")
                 .bind(expired_before)
                 .execute(&mut *conn)
@@ -195,7 +195,7 @@ impl Store {
              where id = $3 and {who} = $4 and status = 'created' and created_at >= $5 \
              returning {COLUMNS}"
         );
-        let row: Option<ChallengeTuple> = with_conn!(self, conn => {
+        let row: Option<ChallengeTuple> = with_conn!(self.writes(), conn => {
             sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(answer.status())
             .bind(decline_reason)

@@ -26,41 +26,18 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(SQLITE_BUSY_TIMEOUT);
         if let Some(folder) = options.get_filename().parent()
             && !folder.as_os_str().is_empty()
         {
             std::fs::create_dir_all(folder)?;
         }
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            // The pool retries a connection it cannot open (see
-            // `refuse_read_only`) until this runs out: a move waits this long
-            // at most for its `unavailable`, not sqlx's default 30 s.
-            .acquire_timeout(Duration::from_secs(5))
-            // When a COMMIT fails (a full disk: SQLite writes its log at
-            // commit and then rolls the transaction back itself), sqlx keeps
-            // counting the transaction as open on that connection, and every
-            // later `begin` on it fails. Such a connection is closed rather
-            // than handed out (the pool pings a connection when it comes
-            // back, so a rollback still queued has run by now).
-            .before_acquire(|connection, _| {
-                Box::pin(async move { Ok(!connection.is_in_transaction()) })
-            })
-            // SQLite opens a file it may not write (`chattr +i`, a read-only
-            // mount, its permissions) read-only instead of failing, and such
-            // a connection stays read-only after the file is writable again:
-            // in the pool it would refuse every write it is given until the
-            // pool retires it. A new connection is therefore refused when it
-            // cannot write; the request waiting for it gets the store's
-            // `SQLITE_READONLY` (`unavailable`), and the next one tries to
-            // open the file afresh.
-            .after_connect(|connection, _| Box::pin(refuse_read_only(connection)))
-            .connect_with(options)
-            .await?;
+        let pool = sqlite_pool(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        let writer = sqlite_pool(1).connect_with(options).await?;
         Ok(Store {
             pool: Backend::Sqlite(pool),
+            writer: Backend::Sqlite(writer),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -72,33 +49,82 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         // otherwise (group commit makes that one WAL flush per batch).
         let options =
             PgConnectOptions::from_str(database_url)?.options([("synchronous_commit", "on")]);
-        let pool = PgPoolOptions::new()
-            .max_connections(16)
-            .acquire_timeout(Duration::from_secs(5))
-            .connect_with(options)
-            .await?;
+        let pool = postgres_pool(16).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/postgres")
             .run(&pool)
             .await?;
+        let writer = postgres_pool(1).connect_with(options).await?;
         Ok(Store {
             pool: Backend::Postgres(pool),
+            writer: Backend::Postgres(writer),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))
     }
 }
 
+/// How long an SQLite connection waits for another one's write lock before
+/// its statement fails with `SQLITE_BUSY`.
+const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The options of an SQLite pool of at most `connections` connections.
+fn sqlite_pool(connections: u32) -> SqlitePoolOptions {
+    SqlitePoolOptions::new()
+        .max_connections(connections)
+        // The pool retries a connection it cannot open (see
+        // `refuse_read_only`) until this runs out: a move waits this long
+        // at most for its `unavailable`, not sqlx's default 30 s.
+        .acquire_timeout(Duration::from_secs(5))
+        // When a COMMIT fails (a full disk: SQLite writes its log at
+        // commit and then rolls the transaction back itself), sqlx keeps
+        // counting the transaction as open on that connection, and every
+        // later `begin` on it fails. Such a connection is closed rather
+        // than handed out (the pool pings a connection when it comes
+        // back, so a rollback still queued has run by now).
+        .before_acquire(|connection, _| {
+            Box::pin(async move { Ok(!connection.is_in_transaction()) })
+        })
+        // SQLite opens a file it may not write (`chattr +i`, a read-only
+        // mount, its permissions) read-only instead of failing, and such
+        // a connection stays read-only after the file is writable again:
+        // in the pool it would refuse every write it is given until the
+        // pool retires it. A new connection is therefore refused when it
+        // cannot write; the request waiting for it gets the store's
+        // `SQLITE_READONLY` (`unavailable`), and the next one tries to
+        // open the file afresh.
+        .after_connect(|connection, _| Box::pin(refuse_read_only(connection)))
+}
+
+/// The options of a Postgres pool of at most `connections` connections.
+fn postgres_pool(connections: u32) -> PgPoolOptions {
+    PgPoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(Duration::from_secs(5))
+}
+
 /// `Err(SQLITE_READONLY)` when `connection` cannot write to its database.
 /// A statement that changes no row still starts a write transaction, which a
-/// connection opened read-only refuses; on a writable one it only takes and
-/// releases the write lock. Before the first migration the table is missing:
-/// that error says nothing about writing and is let through.
+/// connection opened read-only refuses before it asks for the write lock; on
+/// a writable one it takes and releases the lock, or finds it held by
+/// another connection (`SQLITE_BUSY`, which says the file is writable too).
+/// The probe does not wait for a held lock: a new connection must not stall
+/// for the busy timeout behind a long commit (it did, and the request that
+/// needed it timed out waiting for the pool). Before the first migration the
+/// table is missing: that error says nothing about writing and is let
+/// through.
 async fn refuse_read_only(connection: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
     const SQLITE_READONLY: i32 = 8;
-    match sqlx::query("update _sqlx_migrations set success = success where 0")
-        .execute(connection)
-        .await
-    {
+    sqlx::raw_sql("pragma busy_timeout = 0")
+        .execute(&mut *connection)
+        .await?;
+    let probe = sqlx::query("update _sqlx_migrations set success = success where 0")
+        .execute(&mut *connection)
+        .await;
+    let restore = format!("pragma busy_timeout = {}", SQLITE_BUSY_TIMEOUT.as_millis());
+    sqlx::raw_sql(sqlx::AssertSqlSafe(restore))
+        .execute(&mut *connection)
+        .await?;
+    match probe {
         Err(sqlx::Error::Database(error))
             if error
                 .code()

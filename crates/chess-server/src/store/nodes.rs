@@ -42,7 +42,7 @@ impl Store {
         now_ms: UnixMs,
         alive_since_ms: UnixMs,
     ) -> Result<Vec<Uuid>> {
-        let ids: Vec<(String,)> = with_conn!(self, conn => {
+        let ids: Vec<(String,)> = with_conn!(self.writes(), conn => {
             sqlx::query(
                 "insert into nodes (id, name, heartbeat_at) values ($1, $2, $3) \
                  on conflict (id) do update set heartbeat_at = excluded.heartbeat_at",
@@ -68,7 +68,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn remove_node(&self, id: Uuid) -> Result<()> {
-        with_conn!(self, conn => {
+        with_conn!(self.writes(), conn => {
             sqlx::query("delete from nodes where id = $1")
                 .bind(id.to_string())
                 .execute(&mut *conn)
@@ -112,7 +112,7 @@ impl Store {
         version: i64,
         deadline_at: Option<UnixMs>,
     ) -> Result<bool> {
-        let updated = with_conn!(self, conn => {
+        let updated = with_conn!(self.writes(), conn => {
             sqlx::query("update games set deadline_at = $3 where id = $1 and version = $2")
                 .bind(id.to_string())
                 .bind(version)

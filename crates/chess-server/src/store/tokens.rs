@@ -79,7 +79,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn insert_token(&self, row: &TokenRow, token_hash: &str) -> Result<()> {
-        with_conn!(self, conn => {
+        with_conn!(self.writes(), conn => {
             sqlx::query(
                 "insert into api_tokens (id, player_id, token_hash, description, scopes, created_at) \
                  values ($1, $2, $3, $4, $5, $6)",
@@ -120,7 +120,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn revoke_token(&self, player: Uuid, id: Uuid, now_ms: i64) -> Result<bool> {
-        let revoked = with_conn!(self, conn => {
+        let revoked = with_conn!(self.writes(), conn => {
             sqlx::query(
                 "update api_tokens set revoked_at = $3 \
                  where id = $1 and player_id = $2 and revoked_at is null",
@@ -171,7 +171,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn touch_token(&self, id: Uuid, now_ms: i64) -> Result<()> {
-        with_conn!(self, conn => {
+        with_conn!(self.writes(), conn => {
             sqlx::query(
                 "update api_tokens set last_used_at = $2 \
                  where id = $1 and (last_used_at is null or last_used_at < $3)",
@@ -230,7 +230,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn make_bot(&self, player: Uuid) -> Result<bool> {
-        let changed = with_conn!(self, conn => {
+        let changed = with_conn!(self.writes(), conn => {
             sqlx::query(
                 "update accounts set bot = true where player_id = $1 and not exists \
                  (select 1 from games where white_id = $1 or black_id = $1)",

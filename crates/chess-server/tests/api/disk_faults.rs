@@ -25,18 +25,21 @@ async fn sqlite_app() -> TestApp {
         .expect("SQLite tests always run")
 }
 
-/// Runs `pragma` on every connection of the server's pool: all of them are
-/// held at once, so each one gets it.
+/// Runs `pragma` on every connection of the server's pools (the shared one
+/// and the writer's): all of them are held at once, so each one gets it.
 async fn on_every_connection(app: &TestApp, pragma: &str) {
-    let pool = app.store.sqlite_pool().expect("an SQLite store");
+    let pools = app.store.sqlite_pools();
+    assert!(!pools.is_empty(), "an SQLite store");
     let mut held = Vec::new();
-    for _ in 0..pool.options().get_max_connections() {
-        let mut connection = pool.acquire().await.expect("a pooled connection");
-        sqlx::raw_sql(sqlx::AssertSqlSafe(pragma.to_owned()))
-            .execute(&mut *connection)
-            .await
-            .expect("the pragma runs");
-        held.push(connection);
+    for pool in pools {
+        for _ in 0..pool.options().get_max_connections() {
+            let mut connection = pool.acquire().await.expect("a pooled connection");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(pragma.to_owned()))
+                .execute(&mut *connection)
+                .await
+                .expect("the pragma runs");
+            held.push(connection);
+        }
     }
 }
 
@@ -358,12 +361,15 @@ fn chattr(flag: &str, database: &std::path::Path) -> bool {
         .is_ok_and(|status| status.success())
 }
 
-/// Closes every connection the server's pool holds idle, so that the next
-/// query opens a new one.
+/// Closes every connection the server's pools hold idle, so that the next
+/// query (and the next batch) opens a new one.
 async fn close_idle_connections(app: &TestApp) {
-    let pool = app.store.sqlite_pool().expect("an SQLite store");
-    while let Some(connection) = pool.try_acquire() {
-        connection.close().await.expect("the connection closes");
+    let pools = app.store.sqlite_pools();
+    assert!(!pools.is_empty(), "an SQLite store");
+    for pool in pools {
+        while let Some(connection) = pool.try_acquire() {
+            connection.close().await.expect("the connection closes");
+        }
     }
 }
 
