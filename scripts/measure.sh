@@ -2,7 +2,8 @@
 # One row of docs/performance.md: starts the release server on a fresh
 # database and a free port, runs the load tool against it as its own process
 # (with --server-pid, so the server's CPU and memory are reported), then stops
-# the server and removes the database.
+# the server and removes the database. After the load it prints what each
+# node wrote to storage and what its writer committed (from its /metrics).
 #
 #   scripts/measure.sh sqlite   --games 100 --duration-s 30
 #   scripts/measure.sh postgres --games 1000 --think-ms 1000-3000 --duration-s 60
