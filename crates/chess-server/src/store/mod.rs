@@ -275,6 +275,10 @@ pub struct Store {
     /// tries) instead of queueing: with batches committing back to back,
     /// game creations lost nearly every race (144 of 1,000 games seated).
     /// The pool hands its one connection out first come, first served.
+    /// The price: each such write is its own commit, and batches queue
+    /// behind them when many games are being set up at once
+    /// (docs/performance.md, "Fifth pass"); carrying them in the group
+    /// commit is the next step.
     writer: Pool,
 }
 
