@@ -67,14 +67,17 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
 /// its statement fails with `SQLITE_BUSY`.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Longest wait for a pooled connection: a request (or a batch) gets its
+/// `unavailable` after this, not after sqlx's default 30 s.
+const POOL_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The options of an SQLite pool of at most `connections` connections.
 fn sqlite_pool(connections: u32) -> SqlitePoolOptions {
     SqlitePoolOptions::new()
         .max_connections(connections)
         // The pool retries a connection it cannot open (see
-        // `refuse_read_only`) until this runs out: a move waits this long
-        // at most for its `unavailable`, not sqlx's default 30 s.
-        .acquire_timeout(Duration::from_secs(5))
+        // `refuse_read_only`) until this runs out.
+        .acquire_timeout(POOL_ACQUIRE_TIMEOUT)
         // When a COMMIT fails (a full disk: SQLite writes its log at
         // commit and then rolls the transaction back itself), sqlx keeps
         // counting the transaction as open on that connection, and every
@@ -99,7 +102,7 @@ fn sqlite_pool(connections: u32) -> SqlitePoolOptions {
 fn postgres_pool(connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(connections)
-        .acquire_timeout(Duration::from_secs(5))
+        .acquire_timeout(POOL_ACQUIRE_TIMEOUT)
 }
 
 /// `Err(SQLITE_READONLY)` when `connection` cannot write to its database.

@@ -289,10 +289,7 @@ struct Writes<'a>(&'a Store);
 
 impl Writes<'_> {
     fn backend(&self) -> Backend<&SqlitePool, &PgPool> {
-        match (&self.0.writer, &self.0.pool) {
-            (Backend::Sqlite(writer), _) => Backend::Sqlite(writer),
-            (_, pool) => pool.as_ref(),
-        }
+        self.0.write_pool().as_ref()
     }
 }
 
@@ -313,6 +310,15 @@ impl Store {
         Writes(self)
     }
 
+    /// The pool writes use: the writer's one connection on SQLite, the
+    /// shared pool on Postgres (see [`Store::writer`]).
+    fn write_pool(&self) -> &Pool {
+        match &self.writer {
+            Backend::Sqlite(_) => &self.writer,
+            Backend::Postgres(_) => &self.pool,
+        }
+    }
+
     /// Begins a write transaction: what runs in it commits together or not
     /// at all ([`Transaction`]).
     ///
@@ -320,10 +326,7 @@ impl Store {
     /// The database's error if no connection (or, on SQLite, no write lock
     /// within the busy timeout) can be had.
     pub async fn begin(&self) -> Result<Transaction> {
-        match &self.writer {
-            Backend::Sqlite(_) => Transaction::begin(&self.writer).await,
-            Backend::Postgres(_) => Transaction::begin(&self.pool).await,
-        }
+        Transaction::begin(self.write_pool()).await
     }
 
     /// The Postgres pool, for the change listener; `None` on SQLite.

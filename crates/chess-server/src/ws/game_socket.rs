@@ -39,9 +39,17 @@ pub struct SocketLimits {
 /// second of cadence is 20,000 frames each way.
 const PING_AT_MOST_EVERY: Duration = Duration::from_secs(2);
 
+/// Close code of a socket whose account session ended (signed out, password
+/// changed, expired): it no longer speaks for the account (`docs/protocol.md`).
+pub(crate) const CLOSE_SESSION_ENDED: u16 = 4001;
+
 /// Close code of a connection the server took as lost: nothing, not even a
 /// pong, arrived for the silence timeout (`docs/protocol.md`).
 const CLOSE_SILENT: u16 = 4002;
+
+/// Close code of the sockets of a server that is stopping (WebSocket's
+/// "service restart"): the client reconnects.
+const CLOSE_RESTARTING: u16 = 1012;
 
 /// Longest wait to hand that close frame to a connection that is likely dead.
 const SILENT_CLOSE_WAIT: Duration = Duration::from_secs(1);
@@ -238,11 +246,11 @@ impl Connection {
                 () = &mut session_ends => {
                     // Signed out, password changed or token expired: the
                     // socket no longer speaks for the account.
-                    let _ = self.socket.send(close_frame(4001, "session ended")).await;
+                    let _ = self.socket.send(close_frame(CLOSE_SESSION_ENDED, "session ended")).await;
                     return SocketClose::SessionEnded;
                 }
                 _ = shutdown.changed() => {
-                    let _ = self.socket.send(close_frame(1012, "server restarting")).await;
+                    let _ = self.socket.send(close_frame(CLOSE_RESTARTING, "server restarting")).await;
                     return SocketClose::ServerStopping;
                 }
             }

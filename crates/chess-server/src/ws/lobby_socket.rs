@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::clock::now_ms;
 use crate::games::lobby::{Lobby, LobbyEvent};
-use crate::ws::game_socket::{SessionEnds, close_frame};
+use crate::ws::game_socket::{CLOSE_SESSION_ENDED, SessionEnds, close_frame};
 
 /// Serves one lobby socket until it closes. When it was the viewer's last
 /// lobby socket, their real-time seeks are cancelled.
@@ -83,7 +83,7 @@ async fn stream(
             () = &mut session_ends => {
                 // The socket no longer speaks for the account (its
                 // `is_yours` flags and `game_started` messages).
-                let _ = socket.send(close_frame(4001, "session ended")).await;
+                let _ = socket.send(close_frame(CLOSE_SESSION_ENDED, "session ended")).await;
                 return;
             }
             _ = shutdown.changed() => return,
