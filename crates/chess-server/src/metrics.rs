@@ -294,6 +294,7 @@ fn store_error_kind(error: &StoreError) -> &'static str {
         StoreError::Database(sqlx::Error::Io(_)) => "io",
         StoreError::Database(_) => "database",
         StoreError::Shared(error) => store_error_kind(error),
+        StoreError::WriterUnavailable(_) => "writer_unavailable",
         StoreError::UnsupportedUrl(_) | StoreError::Folder(_) | StoreError::Migrate(_) => "setup",
     }
 }

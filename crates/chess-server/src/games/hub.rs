@@ -17,7 +17,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::live::Entry;
-use super::notify::{GAMES_CHANNEL, PRESENCE_CHANNEL, PresenceNotice, game_notices};
+use super::notify::{PRESENCE_CHANNEL, PresenceNotice};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
@@ -207,6 +207,15 @@ impl Hub {
     /// How many games this node hosts now.
     pub fn live_games(&self) -> usize {
         self.games.lock().map_or(0, |games| games.len())
+    }
+
+    /// Stores a new player (an existing id is left unchanged) with the
+    /// node's next group commit.
+    ///
+    /// # Errors
+    /// The database error, or [`StoreError::WriterUnavailable`].
+    pub async fn insert_player(&self, player: PlayerRow) -> Result<(), StoreError> {
+        self.writer.insert_player(player).await
     }
 
     /// Stores the computer's players so games can point at them.
@@ -418,7 +427,7 @@ impl Hub {
             recent_events: "[]".to_owned(),
             premove_nodes: ByColor::default(),
         };
-        self.store.insert_game(&row).await?;
+        self.writer.insert_game(row.clone()).await?;
         let players = ByColor {
             white: new.white,
             black: new.black,
@@ -495,17 +504,6 @@ impl Hub {
             })
             .await?;
         joined.transpose()
-    }
-
-    /// Tells the other nodes that game `id` changed outside the writer (a
-    /// joined challenge).
-    pub(super) async fn announce_elsewhere(&self, id: Uuid, version: i64) {
-        let notices = game_notices(self.node, std::iter::once((id, version)));
-        for notice in notices {
-            if let Err(error) = self.store.notify(GAMES_CHANNEL, &notice).await {
-                tracing::warn!(%error, "telling other nodes of a change failed");
-            }
-        }
     }
 
     /// Another node committed game `id`: the local owner, if any, catches up.

@@ -31,7 +31,7 @@ use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
 use crate::clock::{UnixMs, now_ms};
 use crate::games::model::{GameMode, GameStage, PlayerKind, Seat};
-use crate::store::{GameRow, GameWrite, PlayerRow, StoreError, WriteOutcome};
+use crate::store::{GameRow, GameWrite, PlayerRow, SeatClaim, StoreError, WriteOutcome};
 use crate::ws::protocol::{Command, EventView};
 
 /// Messages that may wait for a busy owner.
@@ -997,21 +997,30 @@ impl Owner {
         );
         let state = stored::state_json(&game);
         let deadline = stored_deadline(&game, GameStage::Playing);
-        let claimed = self
-            .hub
-            .store()
-            .claim_seat(
-                self.id(),
-                color == Color::White,
-                player.id,
-                &state,
-                now,
-                deadline,
-            )
-            .await?;
-        if !claimed {
-            self.catch_up().await;
-            return Err(JoinError::Taken);
+        let claim = SeatClaim {
+            game: self.id(),
+            white: color == Color::White,
+            player: player.id,
+            state: state.clone(),
+            now,
+            deadline_at: deadline,
+            version: self.entry.row.version,
+        };
+        match self.hub.writer().claim_seat(claim).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.catch_up().await;
+                return Err(JoinError::Taken);
+            }
+            Err(error) => {
+                // The claim may have committed with only the answer lost:
+                // the stored row says.
+                self.catch_up().await;
+                if self.entry.players.get(color).as_ref().map(|p| p.id) == Some(player.id) {
+                    return Ok(color);
+                }
+                return Err(error.into());
+            }
         }
         let row = &mut self.entry.row;
         match color {
@@ -1025,9 +1034,6 @@ impl Owner {
         *self.entry.players.get_mut(color) = Some(player);
         self.entry.game = game;
         self.entry.history.clear();
-        self.hub
-            .announce_elsewhere(self.id(), self.entry.row.version)
-            .await;
         let _ = self.outbox.send(Arc::new(Outgoing::Resync));
         Ok(color)
     }

@@ -2,10 +2,15 @@
 //!
 //! Game owners hand their changes to the writer and wait for the answer. The
 //! writer commits whatever has queued up while its previous commit was running
-//! in one transaction (at most [`MAX_BATCH`] games), then answers each owner.
+//! in one transaction (at most [`MAX_BATCH`] items), then answers each owner.
 //! Under light load a change is committed at once, alone; under heavy load
 //! the batches grow by themselves, and one log sync serves many moves. No
 //! owner acknowledges a move before the transaction holding it committed.
+//!
+//! Setting up a game goes the same way: a new guest, a new game and a seat
+//! taken in a challenge each ride in the next batch rather than paying a
+//! commit (and on SQLite a wait for the one write connection) of their own,
+//! so a burst of new games does not queue ahead of the moves.
 //!
 //! On Postgres the same transaction notifies the other nodes of the games it
 //! changed (see [`super::notify`]), so they hear of a change exactly when it
@@ -18,11 +23,14 @@ use uuid::Uuid;
 
 use super::notify::{GAMES_CHANNEL, game_notices};
 use crate::metrics::Metrics;
-use crate::store::{GameWrite, Store, StoreError, WriteOutcome};
+use crate::store::{
+    Batch, BatchOutcome, GameRow, GameWrite, PlayerRow, SeatClaim, Store, StoreError, WriteOutcome,
+};
 
-/// Most games in one transaction: a commit's sync is paid once for all of
-/// them, and with the batch's updates and moves sent as one statement each,
-/// a larger batch costs little more than the rows themselves.
+/// Most items (game changes, new players, new games, seats taken) in one
+/// transaction: a commit's sync is paid once for all of them, and with the
+/// batch's updates and moves sent as one statement each, a larger batch
+/// costs little more than the rows themselves.
 pub const MAX_BATCH: usize = 1024;
 
 /// Why a change was not stored.
@@ -46,9 +54,20 @@ pub enum WriteError {
     Stopped,
 }
 
-struct Pending {
-    write: GameWrite,
-    reply: oneshot::Sender<Result<WriteOutcome, WriteError>>,
+/// Where the answer to one queued item goes.
+type Reply<T, E> = oneshot::Sender<Result<T, E>>;
+
+/// One item waiting for the next batch, with its reply.
+///
+/// Game changes, one per move, are nearly every item: they are kept inline
+/// (boxing them would cost an allocation per move to save room in the
+/// queue's slots, which is allocated as it fills).
+#[expect(clippy::large_enum_variant, reason = "moves are the common item")]
+enum Pending {
+    Player(PlayerRow, Reply<(), StoreError>),
+    Game(GameRow, Reply<(), StoreError>),
+    Claim(SeatClaim, Reply<bool, StoreError>),
+    Write(GameWrite, Reply<WriteOutcome, WriteError>),
 }
 
 /// A handle to the node's writer task.
@@ -60,9 +79,12 @@ pub struct Writer {
 
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pending")
-            .field("game", &self.write.row.id)
-            .finish_non_exhaustive()
+        match self {
+            Pending::Player(player, _) => write!(f, "Pending::Player({})", player.id),
+            Pending::Game(game, _) => write!(f, "Pending::Game({})", game.id),
+            Pending::Claim(claim, _) => write!(f, "Pending::Claim({})", claim.game),
+            Pending::Write(write, _) => write!(f, "Pending::Write({})", write.row.id),
+        }
     }
 }
 
@@ -102,12 +124,60 @@ impl Writer {
     /// front of every game's owner).
     pub async fn write(&self, write: GameWrite) -> Result<WriteOutcome, WriteError> {
         let (reply, answer) = oneshot::channel();
-        let pending = Pending { write, reply };
-        self.queue.try_send(pending).map_err(|error| match error {
-            mpsc::error::TrySendError::Full(_) => WriteError::Busy,
-            mpsc::error::TrySendError::Closed(_) => WriteError::Stopped,
-        })?;
+        self.queue
+            .try_send(Pending::Write(write, reply))
+            .map_err(|error| match error {
+                mpsc::error::TrySendError::Full(_) => WriteError::Busy,
+                mpsc::error::TrySendError::Closed(_) => WriteError::Stopped,
+            })?;
         answer.await.map_err(|_| WriteError::Stopped)?
+    }
+
+    /// Stores a new player (an existing id is left unchanged) in the next
+    /// batch.
+    ///
+    /// # Errors
+    /// The batch's failure, or [`StoreError::WriterUnavailable`] when the
+    /// queue is full or the writer stopped: nothing was stored.
+    pub async fn insert_player(&self, player: PlayerRow) -> Result<(), StoreError> {
+        self.set_up(|reply| Pending::Player(player, reply)).await
+    }
+
+    /// Stores a new game in the next batch.
+    ///
+    /// # Errors
+    /// As [`Writer::insert_player`].
+    pub async fn insert_game(&self, game: GameRow) -> Result<(), StoreError> {
+        self.set_up(|reply| Pending::Game(game, reply)).await
+    }
+
+    /// Takes a seat in an open challenge in the next batch: `false` if it
+    /// was taken first.
+    ///
+    /// # Errors
+    /// As [`Writer::insert_player`].
+    pub async fn claim_seat(&self, claim: SeatClaim) -> Result<bool, StoreError> {
+        self.set_up(|reply| Pending::Claim(claim, reply)).await
+    }
+
+    /// Queues the set-up item that `pending` makes of a reply, and waits
+    /// for its answer.
+    async fn set_up<T>(
+        &self,
+        pending: impl FnOnce(Reply<T, StoreError>) -> Pending,
+    ) -> Result<T, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.queue
+            .try_send(pending(reply))
+            .map_err(|error| match error {
+                mpsc::error::TrySendError::Full(_) => StoreError::WriterUnavailable("busy"),
+                mpsc::error::TrySendError::Closed(_) => {
+                    StoreError::WriterUnavailable("shutting down")
+                }
+            })?;
+        answer
+            .await
+            .map_err(|_| StoreError::WriterUnavailable("shutting down"))?
     }
 }
 
@@ -139,53 +209,144 @@ async fn run(batcher: Batcher, mut inbox: mpsc::Receiver<Pending>, stop: Arc<Not
     }
 }
 
+/// The replies of a batch's items, in the batch's order.
+#[derive(Default)]
+struct Replies {
+    players: Vec<Reply<(), StoreError>>,
+    games: Vec<Reply<(), StoreError>>,
+    claims: Vec<Reply<bool, StoreError>>,
+    writes: Vec<Reply<WriteOutcome, WriteError>>,
+}
+
+/// Splits queued items into the batch to write and where its answers go.
+fn split(pending: Vec<Pending>) -> (Batch, Replies) {
+    let mut batch = Batch::default();
+    let mut replies = Replies::default();
+    for item in pending {
+        match item {
+            Pending::Player(player, reply) => {
+                batch.players.push(player);
+                replies.players.push(reply);
+            }
+            Pending::Game(game, reply) => {
+                batch.games.push(game);
+                replies.games.push(reply);
+            }
+            Pending::Claim(claim, reply) => {
+                batch.claims.push(claim);
+                replies.claims.push(reply);
+            }
+            Pending::Write(write, reply) => {
+                batch.writes.push(write);
+                replies.writes.push(reply);
+            }
+        }
+    }
+    (batch, replies)
+}
+
+/// The items of a batch paired again with their replies, to be written one
+/// by one.
+fn rejoin(batch: Batch, replies: Replies) -> impl Iterator<Item = Pending> {
+    let players = batch
+        .players
+        .into_iter()
+        .zip(replies.players)
+        .map(|(player, reply)| Pending::Player(player, reply));
+    let games = batch
+        .games
+        .into_iter()
+        .zip(replies.games)
+        .map(|(game, reply)| Pending::Game(game, reply));
+    let claims = batch
+        .claims
+        .into_iter()
+        .zip(replies.claims)
+        .map(|(claim, reply)| Pending::Claim(claim, reply));
+    let writes = batch
+        .writes
+        .into_iter()
+        .zip(replies.writes)
+        .map(|(write, reply)| Pending::Write(write, reply));
+    players.chain(games).chain(claims).chain(writes)
+}
+
+impl Replies {
+    /// Answers every item of a batch that committed.
+    fn committed(self, outcome: BatchOutcome) {
+        for reply in self.players.into_iter().chain(self.games) {
+            let _ = reply.send(Ok(()));
+        }
+        for (reply, claimed) in self.claims.into_iter().zip(outcome.claimed) {
+            let _ = reply.send(Ok(claimed));
+        }
+        for (reply, outcome) in self.writes.into_iter().zip(outcome.writes) {
+            let _ = reply.send(Ok(outcome));
+        }
+    }
+
+    /// Answers every item of a batch that failed with `error`.
+    fn failed(self, error: StoreError) {
+        let failure = if is_broken_mid_write(&error) {
+            WriteError::InDoubt(error.to_string())
+        } else {
+            WriteError::Unavailable(error.to_string())
+        };
+        for reply in self.writes {
+            let _ = reply.send(Err(failure.clone()));
+        }
+        let shared = Arc::new(error);
+        let error = || StoreError::Shared(Arc::clone(&shared));
+        for reply in self.players.into_iter().chain(self.games) {
+            let _ = reply.send(Err(error()));
+        }
+        for reply in self.claims {
+            let _ = reply.send(Err(error()));
+        }
+    }
+}
+
 impl Batcher {
     /// Commits one batch and answers every owner in it.
-    async fn commit(&self, batch: Vec<Pending>) {
+    async fn commit(&self, pending: Vec<Pending>) {
         let started = std::time::Instant::now();
-        let (writes, replies): (Vec<GameWrite>, Vec<_>) = batch
-            .into_iter()
-            .map(|pending| (pending.write, pending.reply))
-            .unzip();
+        let (batch, replies) = split(pending);
+        // A seat taken changes the game without a new version: the other
+        // nodes reread it all the same (its seats changed).
         let notices = game_notices(
             self.node,
-            writes.iter().map(|write| (write.row.id, write.row.version)),
+            batch
+                .writes
+                .iter()
+                .map(|write| (write.row.id, write.row.version))
+                .chain(batch.claims.iter().map(|claim| (claim.game, claim.version))),
         );
         match self
             .store
-            .write_batch(&writes, GAMES_CHANNEL, &notices)
+            .write_batch(&batch, GAMES_CHANNEL, &notices)
             .await
         {
-            Ok(outcomes) => {
+            Ok(outcome) => {
                 self.metrics
-                    .batch_committed(writes.len(), started.elapsed());
+                    .batch_committed(batch.writes.len(), started.elapsed());
                 if self.store.is_postgres() {
                     self.metrics
                         .notifications_sent(u64::try_from(notices.len()).unwrap_or(u64::MAX));
                 }
-                for (reply, outcome) in replies.into_iter().zip(outcomes) {
-                    let _ = reply.send(Ok(outcome));
-                }
+                replies.committed(outcome);
             }
-            Err(error) if writes.len() > 1 && !is_connection_failure(&error) => {
-                // One write broke the batch (a constraint, a corrupt row):
+            Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {
+                // One item broke the batch (a constraint, a corrupt row):
                 // commit each alone so the others are not refused for it.
-                tracing::warn!(%error, games = writes.len(), "a batch failed; writing its games one by one");
-                for (write, reply) in writes.into_iter().zip(replies) {
-                    Box::pin(self.commit(vec![Pending { write, reply }])).await;
+                tracing::warn!(%error, items = batch.len(), "a batch failed; writing its items one by one");
+                for pending in rejoin(batch, replies) {
+                    Box::pin(self.commit(vec![pending])).await;
                 }
             }
             Err(error) => {
                 self.metrics.store_error(&error);
-                tracing::error!(%error, games = writes.len(), "a batch could not be committed");
-                let failure = if is_broken_mid_write(&error) {
-                    WriteError::InDoubt(error.to_string())
-                } else {
-                    WriteError::Unavailable(error.to_string())
-                };
-                for reply in replies {
-                    let _ = reply.send(Err(failure.clone()));
-                }
+                tracing::error!(%error, items = batch.len(), "a batch could not be committed");
+                replies.failed(error);
             }
         }
     }

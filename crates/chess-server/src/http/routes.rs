@@ -97,13 +97,18 @@ async fn player_of(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
     if let Some(player) = state.store.player(identity.id).await? {
         return Ok(player);
     }
+    new_guest(state, identity).await
+}
+
+/// Stores `identity` as a guest (in the next group commit) and returns it.
+async fn new_guest(state: &AppState, identity: &Identity) -> Result<PlayerRow, ApiError> {
     let player = PlayerRow {
         id: identity.id,
         kind: PlayerKind::Guest,
         name: identity.name.clone(),
         created_at: now_ms(),
     };
-    state.store.insert_player(&player).await?;
+    state.hub.insert_player(player.clone()).await?;
     Ok(player)
 }
 
@@ -131,7 +136,7 @@ async fn me(
         id: Uuid::new_v4(),
         name: random_guest_name(),
     };
-    let player = player_of(&state, &identity).await?;
+    let player = new_guest(&state, &identity).await?;
     let token = state
         .tokens
         .issue(&identity)

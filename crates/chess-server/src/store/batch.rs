@@ -2,9 +2,11 @@
 //!
 //! A commit costs the same whether it carries one move or a hundred (the
 //! database syncs its log once), so the node's writer hands the store every
-//! change that arrived meanwhile. Each game's change stays a compare-and-set on
-//! its version: a game that another node moved on is answered
-//! [`WriteOutcome::Conflict`] alone, and the rest of the batch commits.
+//! change that arrived meanwhile: new players, new games and seats taken in
+//! open challenges as well as the moves and endings of games in play. Each
+//! game's change stays a compare-and-set on its version: a game that another
+//! node moved on is answered [`WriteOutcome::Conflict`] alone, and the rest
+//! of the batch commits.
 //!
 //! Every game's compare-and-set and every new move go to the database as one
 //! JSON parameter of one statement each: a batch costs the same few round
@@ -18,7 +20,7 @@ use sqlx::Connection as _;
 use sqlx::Row as _;
 use uuid::Uuid;
 
-use super::{Backend, GameRow, MoveRow, Result, Store, StoreError, Transaction};
+use super::{Backend, GameRow, MoveRow, PlayerRow, Result, Store, StoreError, Transaction};
 use crate::clock::UnixMs;
 use crate::ledger::Recorded;
 
@@ -40,6 +42,71 @@ pub struct GameWrite {
     pub rematch: Option<GameRow>,
 }
 
+/// A seat taken in an open challenge, which starts the game: the update
+/// touches nothing if the seat was taken first.
+#[derive(Clone, Debug)]
+pub struct SeatClaim {
+    /// The challenge.
+    pub game: Uuid,
+    /// The white seat (else the black one).
+    pub white: bool,
+    /// Who sits down.
+    pub player: Uuid,
+    /// The started game's state.
+    pub state: String,
+    /// When the game starts.
+    pub now: UnixMs,
+    /// Its first deadline (first move or clock), if any.
+    pub deadline_at: Option<UnixMs>,
+    /// The game's version, which the claim leaves as it is: only named in
+    /// the change notice to the other nodes.
+    pub version: i64,
+}
+
+/// Everything one transaction of the group commit writes, in this order:
+/// players first, then new games (which point at players), then seats taken
+/// and game changes. At most one claim or write per game.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// New players (an existing id is left unchanged).
+    pub players: Vec<PlayerRow>,
+    /// New games.
+    pub games: Vec<GameRow>,
+    /// Seats taken in open challenges.
+    pub claims: Vec<SeatClaim>,
+    /// Changes to games, each a compare-and-set on the version.
+    pub writes: Vec<GameWrite>,
+}
+
+impl Batch {
+    /// A batch of game changes only.
+    pub fn of_writes(writes: Vec<GameWrite>) -> Batch {
+        Batch {
+            writes,
+            ..Batch::default()
+        }
+    }
+
+    /// How many items the batch holds.
+    pub fn len(&self) -> usize {
+        self.players.len() + self.games.len() + self.claims.len() + self.writes.len()
+    }
+
+    /// Whether the batch holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What became of a batch that committed, item by item in the batch's order.
+#[derive(Clone, Debug, Default)]
+pub struct BatchOutcome {
+    /// Per claim: whether it took the seat (else it was taken first).
+    pub claimed: Vec<bool>,
+    /// Per game change.
+    pub writes: Vec<WriteOutcome>,
+}
+
 /// What became of one write of a batch that committed.
 #[derive(Clone, Debug)]
 pub enum WriteOutcome {
@@ -50,12 +117,13 @@ pub enum WriteOutcome {
 }
 
 impl Store {
-    /// Writes `writes` (at most one per game) in one transaction, with each
-    /// notice in `notices` sent on Postgres channel `channel` when, and only
-    /// if, it commits. An ending settles its reward in the same transaction.
+    /// Writes `batch` in one transaction, with each notice in `notices`
+    /// sent on Postgres channel `channel` when, and only if, it commits. An
+    /// ending settles its reward in the same transaction.
     ///
-    /// On Postgres the batch first locks its rows in game-id order, so two
-    /// nodes' batches sharing games wait for each other rather than deadlock.
+    /// On Postgres the batch first locks the rows of the games it changes in
+    /// game-id order (and inserts players in id order), so two nodes'
+    /// batches sharing rows wait for each other rather than deadlock.
     ///
     /// Batches run on the store's one writer connection, one at a time: the
     /// node's writer task calls this, and any other caller waits its turn.
@@ -64,10 +132,11 @@ impl Store {
     /// A database error fails the whole batch: nothing of it is stored.
     pub async fn write_batch(
         &self,
-        writes: &[GameWrite],
+        batch: &Batch,
         channel: &str,
         notices: &[String],
-    ) -> Result<Vec<WriteOutcome>> {
+    ) -> Result<BatchOutcome> {
+        let writes = &batch.writes;
         let mut order: Vec<usize> = (0..writes.len()).collect();
         order.sort_by_key(|&index| writes[index].row.id);
         debug_assert!(
@@ -81,18 +150,24 @@ impl Store {
         let sql = match tx.backend() {
             Backend::Sqlite(_) => &SQLITE,
             Backend::Postgres(tx) => {
-                let ids: Vec<String> = order
+                let mut ids: Vec<String> = writes
                     .iter()
-                    .map(|&index| writes[index].row.id.to_string())
+                    .map(|write| write.row.id)
+                    .chain(batch.claims.iter().map(|claim| claim.game))
+                    .map(|id| id.to_string())
                     .collect();
-                sqlx::query("select id from games where id = any($1) order by id for update")
-                    .bind(&ids)
-                    .fetch_all(&mut **tx)
-                    .await?;
+                ids.sort_unstable();
+                if !ids.is_empty() {
+                    sqlx::query("select id from games where id = any($1) order by id for update")
+                        .bind(&ids)
+                        .fetch_all(&mut **tx)
+                        .await?;
+                }
                 &POSTGRES
             }
         };
 
+        let claimed = write_setup(&mut tx, batch).await?;
         let mut written = vec![false; writes.len()];
         for &index in &order {
             if let Some(rematch) = &writes[index].rematch {
@@ -168,8 +243,33 @@ impl Store {
             tx.notify(channel, notice).await?;
         }
         tx.commit().await?;
-        Ok(outcomes)
+        Ok(BatchOutcome {
+            claimed,
+            writes: outcomes,
+        })
     }
+}
+
+/// Writes the batch's new players, new games and seat claims (in that
+/// order, for the foreign keys); returns whether each claim took its seat.
+/// One statement each: they are a few per game created, not per move.
+async fn write_setup(tx: &mut Transaction, batch: &Batch) -> Result<Vec<bool>> {
+    let mut players: Vec<&PlayerRow> = batch.players.iter().collect();
+    players.sort_by_key(|player| player.id);
+    with_conn!(tx, conn => {
+        for player in players {
+            insert_player_query!(player).execute(&mut *conn).await?;
+        }
+        for game in &batch.games {
+            insert_game_query!(game).execute(&mut *conn).await?;
+        }
+        let mut claimed = Vec::with_capacity(batch.claims.len());
+        for claim in &batch.claims {
+            let rows = claim_seat_query!(claim).execute(&mut *conn).await?.rows_affected();
+            claimed.push(rows == 1);
+        }
+        Ok(claimed)
+    })
 }
 
 /// The compare-and-set of a game whose change starts `rematch`; `false` if

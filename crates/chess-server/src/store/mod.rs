@@ -19,13 +19,11 @@
 mod connect;
 mod rows;
 
-pub use batch::{GameWrite, WriteOutcome};
+pub use batch::{Batch, BatchOutcome, GameWrite, SeatClaim, WriteOutcome};
 pub use rows::{GameRow, MoveRow, PlayerRow, SeekRow};
 
 use sqlx::{PgPool, SqlitePool};
 use uuid::Uuid;
-
-use crate::clock::UnixMs;
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
@@ -48,9 +46,15 @@ pub enum StoreError {
     /// The database failed.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
-    /// A failure shared by several requests waiting for the same load.
+    /// A failure shared by several requests waiting for the same load or
+    /// written in the same batch.
     #[error(transparent)]
     Shared(std::sync::Arc<StoreError>),
+    /// The node's writer cannot take the write: its queue is full (the
+    /// database is not keeping up) or it stopped (the server is shutting
+    /// down). Nothing was stored.
+    #[error("the node's writer cannot take the write ({0})")]
+    WriterUnavailable(&'static str),
 }
 
 impl StoreError {
@@ -61,6 +65,7 @@ impl StoreError {
         match self {
             StoreError::Shared(inner) => inner.is_unavailable(),
             StoreError::Database(error) => database_unavailable(error),
+            StoreError::WriterUnavailable(_) => true,
             _ => false,
         }
     }
@@ -161,6 +166,40 @@ macro_rules! with_conn {
                 $body
             }
         }
+    };
+}
+
+/// The insert of a new player (an existing id is left unchanged), for
+/// either backend.
+macro_rules! insert_player_query {
+    ($player:expr) => {
+        sqlx::query(
+            "insert into players (id, kind, name, created_at) values ($1, $2, $3, $4) \
+             on conflict (id) do nothing",
+        )
+        .bind($player.id.to_string())
+        .bind($player.kind.as_str())
+        .bind($player.name.clone())
+        .bind($player.created_at)
+    };
+}
+
+/// The update that seats a [`SeatClaim`]'s player in an open challenge; it
+/// touches no row if the seat was taken first.
+macro_rules! claim_seat_query {
+    ($claim:expr) => {
+        sqlx::query(if $claim.white {
+            "update games set white_id = $2, state = $3, status = 'playing', updated_at = $4, \
+             deadline_at = $5 where id = $1 and white_id is null and status = 'open'"
+        } else {
+            "update games set black_id = $2, state = $3, status = 'playing', updated_at = $4, \
+             deadline_at = $5 where id = $1 and black_id is null and status = 'open'"
+        })
+        .bind($claim.game.to_string())
+        .bind($claim.player.to_string())
+        .bind($claim.state.clone())
+        .bind($claim.now)
+        .bind($claim.deadline_at)
     };
 }
 
@@ -275,10 +314,11 @@ pub struct Store {
     /// tries) instead of queueing: with batches committing back to back,
     /// game creations lost nearly every race (144 of 1,000 games seated).
     /// The pool hands its one connection out first come, first served.
-    /// The price: each such write is its own commit, and batches queue
-    /// behind them when many games are being set up at once
-    /// (docs/performance.md, "Fifth pass"); carrying them in the group
-    /// commit is the next step.
+    /// The writes that come with every new game (a guest, the game, the
+    /// seat taken) ride in the batches instead ([`Batch`]): as writes of
+    /// their own, each paid a commit and made the batches queue behind it
+    /// when many games were being set up at once (docs/performance.md,
+    /// "Fifth pass" and "Sixth pass").
     writer: Pool,
 }
 
@@ -391,18 +431,11 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn insert_player(&self, player: &PlayerRow) -> Result<()> {
-        with_conn!(self.writes(), conn => {
-            sqlx::query(
-                "insert into players (id, kind, name, created_at) values ($1, $2, $3, $4) \
-                 on conflict (id) do nothing",
-            )
-            .bind(player.id.to_string())
-            .bind(player.kind.as_str())
-            .bind(&player.name)
-            .bind(player.created_at)
-            .execute(&mut *conn)
-            .await?;
-        });
+        let batch = Batch {
+            players: vec![player.clone()],
+            ..Batch::default()
+        };
+        self.write_batch(&batch, "", &[]).await?;
         Ok(())
     }
 
@@ -425,11 +458,11 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn insert_game(&self, game: &GameRow) -> Result<()> {
-        // One statement commits alone: no transaction around it (it would
-        // cost two more round trips to the database on the write path).
-        with_conn!(self.writes(), conn => {
-            insert_game_query!(game).execute(&mut *conn).await?;
-        });
+        let batch = Batch {
+            games: vec![game.clone()],
+            ..Batch::default()
+        };
+        self.write_batch(&batch, "", &[]).await?;
         Ok(())
     }
 
@@ -567,7 +600,12 @@ impl Store {
             settle: None,
             rematch: None,
         };
-        match self.write_batch(&[write], "", &[]).await?.pop() {
+        match self
+            .write_batch(&Batch::of_writes(vec![write]), "", &[])
+            .await?
+            .writes
+            .pop()
+        {
             Some(WriteOutcome::Written { .. }) => Ok(()),
             _ => Err(StoreError::Conflict),
         }
@@ -611,41 +649,20 @@ impl Store {
         rows.into_iter().map(SeekRow::from_tuple).collect()
     }
 
-    /// Puts `player` in the empty `color` seat of an open challenge and starts
-    /// it with `state` (the game is created when its second player arrives, so
+    /// Puts the claim's player in the empty seat of an open challenge and
+    /// starts it (the game is created when its second player arrives, so
     /// first-move deadlines count from then). `false` if the seat was taken
     /// first (exactly one of racing joiners wins).
     ///
     /// # Errors
     /// The database error.
-    pub async fn claim_seat(
-        &self,
-        game: Uuid,
-        white: bool,
-        player: Uuid,
-        state: &str,
-        now: UnixMs,
-        deadline_at: Option<UnixMs>,
-    ) -> Result<bool> {
-        let sql = if white {
-            "update games set white_id = $2, state = $3, status = 'playing', updated_at = $4, \
-             deadline_at = $5 where id = $1 and white_id is null and status = 'open'"
-        } else {
-            "update games set black_id = $2, state = $3, status = 'playing', updated_at = $4, \
-             deadline_at = $5 where id = $1 and black_id is null and status = 'open'"
+    pub async fn claim_seat(&self, claim: &SeatClaim) -> Result<bool> {
+        let batch = Batch {
+            claims: vec![claim.clone()],
+            ..Batch::default()
         };
-        let claimed = with_conn!(self.writes(), conn => {
-            sqlx::query(sql)
-                .bind(game.to_string())
-                .bind(player.to_string())
-                .bind(state)
-                .bind(now)
-                .bind(deadline_at)
-                .execute(&mut *conn)
-                .await?
-                .rows_affected()
-        });
-        Ok(claimed == 1)
+        let outcome = self.write_batch(&batch, "", &[]).await?;
+        Ok(outcome.claimed.first().copied().unwrap_or(false))
     }
 
     /// Removes a seek; `true` if this call removed it (so exactly one of several

@@ -28,3 +28,4 @@ mod restart;
 mod security;
 mod slow_database;
 mod store_contract;
+mod writer;

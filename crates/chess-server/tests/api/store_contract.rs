@@ -4,7 +4,7 @@ use chess_rules::ByColor;
 use chess_server::clock::UnixMs;
 use chess_server::games::model::{GameMode, GameStage, PlayerKind};
 use chess_server::store::{
-    GameRow, GameWrite, MoveRow, PlayerRow, SeekRow, StoreError, WriteOutcome,
+    Batch, GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, SeekRow, StoreError, WriteOutcome,
 };
 use uuid::Uuid;
 
@@ -146,13 +146,13 @@ async fn contract(backend: Backend) {
     store.insert_game(&open).await.expect("insert open");
     assert!(
         store
-            .claim_seat(open.id, false, black.id, "{}", ms(40), Some(ms(30_040)))
+            .claim_seat(&claim(&open, &black, 40))
             .await
             .expect("claim")
     );
     assert!(
         !store
-            .claim_seat(open.id, false, white.id, "{}", ms(41), Some(ms(30_041)))
+            .claim_seat(&claim(&open, &white, 41))
             .await
             .expect("claim")
     );
@@ -176,6 +176,20 @@ async fn contract(backend: Backend) {
     assert!(store.delete_seek(seek.id).await.expect("delete"));
     assert!(!store.delete_seek(seek.id).await.expect("delete"));
     store.close().await;
+}
+
+/// `player` takes the black seat of `open` at `at` ms, with a first-move
+/// deadline 30 s later.
+fn claim(open: &GameRow, player: &PlayerRow, at: i64) -> SeatClaim {
+    SeatClaim {
+        game: open.id,
+        white: false,
+        player: player.id,
+        state: "{}".to_owned(),
+        now: ms(at),
+        deadline_at: Some(ms(at + 30_000)),
+        version: open.version,
+    }
 }
 
 fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite {
@@ -222,9 +236,14 @@ async fn batch_contract(backend: Backend) {
         write(&next[2], 0, vec![move_row(0, "c2c4")]),
     ];
     let outcomes = store
-        .write_batch(&writes, "chess_test", &["notice".to_owned()])
+        .write_batch(
+            &Batch::of_writes(writes),
+            "chess_test",
+            &["notice".to_owned()],
+        )
         .await
-        .expect("the batch commits");
+        .expect("the batch commits")
+        .writes;
     assert!(matches!(
         outcomes[0],
         WriteOutcome::Written { reward: None }
@@ -264,10 +283,10 @@ async fn batch_contract(backend: Backend) {
     };
     let failed = store
         .write_batch(
-            &[
+            &Batch::of_writes(vec![
                 write(&good, 1, vec![move_row(1, "e7e5")]),
                 write(&bad, 1, vec![move_row(0, "c2c4")]),
-            ],
+            ]),
             "chess_test",
             &[],
         )
@@ -294,16 +313,22 @@ async fn batch_contract(backend: Backend) {
     let mut conflicting = write(&next[0], 0, vec![]);
     conflicting.rematch = Some(rematch.clone());
     let outcomes = store
-        .write_batch(&[conflicting.clone()], "chess_test", &[])
+        .write_batch(
+            &Batch::of_writes(vec![conflicting.clone()]),
+            "chess_test",
+            &[],
+        )
         .await
-        .expect("commits");
+        .expect("commits")
+        .writes;
     assert!(matches!(outcomes[0], WriteOutcome::Conflict));
     assert_eq!(store.game(rematch.id).await.expect("read"), None);
     conflicting.expected_version = 1;
     let outcomes = store
-        .write_batch(&[conflicting], "chess_test", &[])
+        .write_batch(&Batch::of_writes(vec![conflicting]), "chess_test", &[])
         .await
-        .expect("commits");
+        .expect("commits")
+        .writes;
     assert!(matches!(outcomes[0], WriteOutcome::Written { .. }));
     assert_eq!(store.game(rematch.id).await.expect("read"), Some(rematch));
     store.close().await;
@@ -311,6 +336,102 @@ async fn batch_contract(backend: Backend) {
 
 /// Timers and nodes: due games come from the stored deadline; a node's
 /// heartbeat says who is alive; a restarted node replaces its earlier rows.
+/// A game's set-up rides in the group commit: new players, a new game that
+/// points at them and a seat taken commit with the other games' changes,
+/// each claim answered on its own; a batch that fails stores none of them.
+async fn setup_batch_contract(backend: Backend) {
+    let Some((store, _db)) = fresh_store(backend).await else {
+        return;
+    };
+    let (white, black) = (player(), player());
+    store.insert_player(&white).await.expect("insert");
+    let mut open = game(&white, &black);
+    open.black_id = None;
+    open.status = GameStage::Open;
+    let mut taken = open.clone();
+    taken.id = Uuid::new_v4();
+    store.insert_game(&taken).await.expect("insert");
+    let latecomer = player();
+    store.insert_player(&latecomer).await.expect("insert");
+    assert!(
+        store
+            .claim_seat(&claim(&taken, &latecomer, 5))
+            .await
+            .expect("claim")
+    );
+    let playing = game(&white, &white);
+    store.insert_game(&playing).await.expect("insert");
+    let moved = GameRow {
+        version: 1,
+        ..playing.clone()
+    };
+
+    // Black is new, and so is the open game; a second claim on the game
+    // already taken loses, alone.
+    let outcome = store
+        .write_batch(
+            &Batch {
+                players: vec![black.clone(), white.clone()],
+                games: vec![open.clone()],
+                claims: vec![claim(&taken, &black, 6)],
+                writes: vec![write(&moved, 0, vec![move_row(0, "e2e4")])],
+            },
+            "chess_test",
+            &[],
+        )
+        .await
+        .expect("the batch commits");
+    assert_eq!(outcome.claimed, vec![false]);
+    assert!(matches!(outcome.writes[..], [WriteOutcome::Written { .. }]));
+    assert_eq!(
+        store.player(black.id).await.expect("read"),
+        Some(black.clone())
+    );
+    assert_eq!(
+        store.player(white.id).await.expect("read"),
+        Some(white.clone())
+    );
+    assert_eq!(store.game(open.id).await.expect("read"), Some(open.clone()));
+    assert_eq!(
+        store
+            .game(taken.id)
+            .await
+            .expect("read")
+            .and_then(|g| g.black_id),
+        Some(latecomer.id)
+    );
+    assert_eq!(store.moves(playing.id).await.expect("moves").len(), 1);
+
+    // A claim and a new game in the batch that fails are not stored.
+    let newcomer = player();
+    let another = game(&newcomer, &newcomer);
+    let failed = store
+        .write_batch(
+            &Batch {
+                players: vec![newcomer.clone()],
+                games: vec![another.clone()],
+                claims: vec![claim(&open, &newcomer, 7)],
+                // The ply is already stored: the statement fails.
+                writes: vec![write(
+                    &GameRow {
+                        version: 2,
+                        ..moved.clone()
+                    },
+                    1,
+                    vec![move_row(0, "d2d4")],
+                )],
+            },
+            "chess_test",
+            &[],
+        )
+        .await;
+    assert!(failed.is_err(), "{failed:?}");
+    assert_eq!(store.player(newcomer.id).await.expect("read"), None);
+    assert_eq!(store.game(another.id).await.expect("read"), None);
+    assert_eq!(store.game(open.id).await.expect("read"), Some(open));
+    store.close().await;
+}
+
 async fn timers_and_nodes_contract(backend: Backend) {
     let Some((store, _db)) = fresh_store(backend).await else {
         return;
@@ -469,6 +590,16 @@ async fn games_of_player_contract_on_sqlite() {
 #[tokio::test]
 async fn games_of_player_contract_on_postgres() {
     games_of_player_contract(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn setup_batch_contract_on_sqlite() {
+    setup_batch_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn setup_batch_contract_on_postgres() {
+    setup_batch_contract(Backend::Postgres).await;
 }
 
 #[tokio::test]
