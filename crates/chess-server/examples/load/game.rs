@@ -4,6 +4,7 @@
 //! the way to its `ack`, to the opponent and to any spectators.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -340,6 +341,8 @@ struct Seat {
     result: Option<String>,
     /// `hello` was sent and its `state` handled.
     greeted: bool,
+    /// Messages read while thinking, with when they arrived: handled next.
+    backlog: VecDeque<(Utf8Bytes, Instant)>,
 }
 
 impl Seat {
@@ -354,6 +357,7 @@ impl Seat {
             stopped_at_limit: false,
             result: None,
             greeted: false,
+            backlog: VecDeque::new(),
         }
     }
 
@@ -391,8 +395,7 @@ impl Seat {
                     Ending::Rule(reason.clone())
                 });
             }
-            let text = self.recv().await?;
-            let received = Instant::now();
+            let (text, received) = self.recv_timed().await?;
             let message = Incoming::parse(&text)?;
             match message.kind.as_ref() {
                 "state" => {
@@ -490,7 +493,7 @@ impl Seat {
         // Drawn before the await: the thread's generator is not `Send`.
         let think = self.rules.think.draw(&mut rand::rng());
         if !think.is_zero() {
-            tokio::time::sleep(think).await;
+            self.think(think).await?;
         }
         let fen = message.fen.as_deref().unwrap_or_default();
         let uci =
@@ -509,7 +512,31 @@ impl Seat {
     }
 
     async fn recv(&mut self) -> Result<Utf8Bytes, Failure> {
-        recv(&mut self.ws).await
+        Ok(self.recv_timed().await?.0)
+    }
+
+    /// The next message and when it arrived (earlier than now if it was
+    /// read while thinking).
+    async fn recv_timed(&mut self) -> Result<(Utf8Bytes, Instant), Failure> {
+        if let Some(read) = self.backlog.pop_front() {
+            return Ok(read);
+        }
+        let text = recv(&mut self.ws).await?;
+        Ok((text, Instant::now()))
+    }
+
+    /// Waits `think` while reading on, as a browser does: tungstenite
+    /// answers the server's pings only while the socket is read, and the
+    /// server closes a socket silent for its timeout (`socket_closed_4002`
+    /// after a few long thoughts on a busy load process).
+    async fn think(&mut self, think: Duration) -> Result<(), Failure> {
+        let until = tokio::time::Instant::now() + think;
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep_until(until) => return Ok(()),
+                text = recv(&mut self.ws) => self.backlog.push_back((text?, Instant::now())),
+            }
+        }
     }
 }
 
