@@ -224,7 +224,7 @@ impl Hub {
     /// The database error.
     pub async fn ensure_computer_players(&self) -> Result<(), StoreError> {
         for level in Level::ALL {
-            self.store.insert_player(&computer_player(level)).await?;
+            self.writer.insert_player(computer_player(level)).await?;
         }
         Ok(())
     }

@@ -100,18 +100,12 @@ impl Writer {
     ) -> (Writer, tokio::task::JoinHandle<()>) {
         let (queue, inbox) = mpsc::channel(queue.max(1));
         let stop = Arc::new(Notify::new());
-        let is_postgres = store.is_postgres();
         let batch = Batcher {
             store,
             node,
             metrics,
         };
-        let work = run(batch, inbox, Arc::clone(&stop));
-        let task = if is_postgres {
-            tokio::spawn(work)
-        } else {
-            run_on_own_thread(work)
-        };
+        let task = run_on_own_thread(run(batch, inbox, Arc::clone(&stop)));
         (Writer { queue, stop }, task)
     }
 
@@ -187,17 +181,18 @@ impl Writer {
     }
 }
 
-/// Runs the SQLite writer on a thread of its own, with a runtime of its own.
+/// Runs the writer on a thread of its own, with a runtime of its own.
 ///
-/// A batch is a handful of round trips to sqlx's SQLite worker thread, and
-/// each answer wakes the writer. On the server's runtime that wake-up waits
-/// behind every socket task ready to run: at 1,000 games flat out a batch
-/// spent more time queued for the runtime than in SQLite, and getting the
-/// connection back from the pool (sqlx returns it through a task of its
-/// own) cost 15 ms a batch alone. On its own thread the writer runs as soon
-/// as SQLite answers: 4,435 moves/s became 5,241 (docs/performance.md,
-/// "Sixth pass"). Postgres connections belong to the runtime that opened
-/// them, so on Postgres the writer stays on the server's runtime.
+/// A batch is a handful of round trips to the database, and each answer
+/// wakes the writer. On the server's runtime that wake-up waits behind every
+/// socket task ready to run: at 1,000 games flat out a batch spent more time
+/// queued for the runtime than in the database, and getting the connection
+/// back from the pool (sqlx returns it through a task of its own, after a
+/// ping) cost 15 ms a batch alone on SQLite. On its own thread the writer
+/// runs as soon as the database answers (docs/performance.md, "Sixth
+/// pass"). SQLite's driver talks to a thread of its own anyway; a Postgres
+/// connection is driven by the runtime that opened it, so the store opens
+/// the writer's lazily, here (`store::connect`).
 ///
 /// The handle finishes when the thread's work does.
 fn run_on_own_thread(

@@ -53,7 +53,10 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         sqlx::migrate!("../../migrations/postgres")
             .run(&pool)
             .await?;
-        let writer = postgres_pool(1).connect_with(options).await?;
+        // Opened by its first user, the node's writer, on the writer's own
+        // runtime: a Postgres connection is driven by the runtime that
+        // opened it (see `games::writer`).
+        let writer = postgres_pool(1).connect_lazy_with(options);
         Ok(Store {
             pool: Backend::Postgres(pool),
             writer: Backend::Postgres(writer),
