@@ -209,6 +209,17 @@ on_both_backends!(
                 assert_eq!(&state["version"], version, "{state}");
             }
         }
+        // A game's set-up waits in the same line: while it is full (one move
+        // committing, one queued), a new guest is refused at once, nothing
+        // stored, and told when to come back.
+        if busy == GAMES - 2 {
+            let response = app.request("GET", "/api/me", &[], None).await;
+            assert_eq!(response.status().as_u16(), 503);
+            assert!(response.headers().get("retry-after").is_some());
+            assert!(response.headers().get("set-cookie").is_none());
+            let body: Value = response.json().await.expect("a json body");
+            assert_eq!(body["error"]["code"], "unavailable", "{body}");
+        }
 
         lock.release().await;
         // The moves that got past the queue are answered once the database
