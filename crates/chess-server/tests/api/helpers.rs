@@ -817,3 +817,62 @@ pub async fn play_moves(white: &mut Socket, black: &mut Socket, moves: &[&str]) 
         mover.play(uci, ply).await;
     }
 }
+
+/// A connection of the test's own holding the database's write lock, so the
+/// server's writes wait (SQLite: up to its busy timeout, then fail;
+/// Postgres: until the lock is released). Reads go on.
+pub enum WriteLock {
+    Sqlite(sqlx::SqliteConnection),
+    Postgres(sqlx::PgConnection),
+}
+
+impl WriteLock {
+    pub async fn take(app: &TestApp) -> WriteLock {
+        let url = &app.db.as_ref().expect("a test database").url;
+        WriteLock::take_on(url, app.backend).await
+    }
+
+    /// The lock on the database at `url`, of `backend`.
+    pub async fn take_on(url: &str, backend: Backend) -> WriteLock {
+        use sqlx::Connection as _;
+        match backend {
+            Backend::Sqlite => {
+                let mut connection = sqlx::SqliteConnection::connect(url)
+                    .await
+                    .expect("connect to the SQLite file");
+                sqlx::raw_sql("begin immediate")
+                    .execute(&mut connection)
+                    .await
+                    .expect("take SQLite's write lock");
+                WriteLock::Sqlite(connection)
+            }
+            Backend::Postgres => {
+                let mut connection = sqlx::PgConnection::connect(url)
+                    .await
+                    .expect("connect to Postgres");
+                sqlx::raw_sql("begin; lock table games in exclusive mode")
+                    .execute(&mut connection)
+                    .await
+                    .expect("lock the games table against writes");
+                WriteLock::Postgres(connection)
+            }
+        }
+    }
+
+    pub async fn release(self) {
+        match self {
+            WriteLock::Sqlite(mut connection) => {
+                sqlx::raw_sql("rollback")
+                    .execute(&mut connection)
+                    .await
+                    .expect("release the write lock");
+            }
+            WriteLock::Postgres(mut connection) => {
+                sqlx::raw_sql("rollback")
+                    .execute(&mut connection)
+                    .await
+                    .expect("release the lock");
+            }
+        }
+    }
+}

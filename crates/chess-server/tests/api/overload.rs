@@ -5,10 +5,9 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use sqlx::Connection;
 use tokio_tungstenite::tungstenite;
 
-use crate::helpers::{Backend, Socket, TestApp, clock, play_moves};
+use crate::helpers::{Backend, Socket, TestApp, WriteLock, clock, play_moves};
 use crate::on_both_backends;
 
 /// Asserts a refused socket upgrade is `429 busy` with a `Retry-After`.
@@ -72,59 +71,6 @@ on_both_backends!(
         assert_eq!(state["moves"].as_array().map(Vec::len), Some(3), "{state}");
     }
 );
-
-/// A connection of the test's own holding the database's write lock, so the
-/// server's writes wait (SQLite: up to its busy timeout, then fail;
-/// Postgres: until the lock is released). Reads go on.
-enum WriteLock {
-    Sqlite(sqlx::SqliteConnection),
-    Postgres(sqlx::PgConnection),
-}
-
-impl WriteLock {
-    async fn take(app: &TestApp) -> WriteLock {
-        let url = &app.db.as_ref().expect("a test database").url;
-        match app.backend {
-            Backend::Sqlite => {
-                let mut connection = sqlx::SqliteConnection::connect(url)
-                    .await
-                    .expect("connect to the SQLite file");
-                sqlx::raw_sql("begin immediate")
-                    .execute(&mut connection)
-                    .await
-                    .expect("take SQLite's write lock");
-                WriteLock::Sqlite(connection)
-            }
-            Backend::Postgres => {
-                let mut connection = sqlx::PgConnection::connect(url)
-                    .await
-                    .expect("connect to Postgres");
-                sqlx::raw_sql("begin; lock table games in exclusive mode")
-                    .execute(&mut connection)
-                    .await
-                    .expect("lock the games table against writes");
-                WriteLock::Postgres(connection)
-            }
-        }
-    }
-
-    async fn release(self) {
-        match self {
-            WriteLock::Sqlite(mut connection) => {
-                sqlx::raw_sql("rollback")
-                    .execute(&mut connection)
-                    .await
-                    .expect("release the write lock");
-            }
-            WriteLock::Postgres(mut connection) => {
-                sqlx::raw_sql("rollback")
-                    .execute(&mut connection)
-                    .await
-                    .expect("release the lock");
-            }
-        }
-    }
-}
 
 /// The answer to a command on `socket`: `ack`, or the `error`'s code;
 /// `None` if nothing came within `wait`. Broadcast events are skipped.

@@ -8,10 +8,9 @@ use chess_server::games::model::{GameMode, GameStage, PlayerKind};
 use chess_server::games::writer::Writer;
 use chess_server::metrics::Metrics;
 use chess_server::store::{GameRow, PlayerRow, SeatClaim, Store};
-use sqlx::Connection as _;
 use uuid::Uuid;
 
-use crate::helpers::TestDatabase;
+use crate::helpers::{Backend, TestDatabase, WriteLock};
 use crate::on_both_stores;
 
 fn guest() -> PlayerRow {
@@ -46,52 +45,6 @@ fn challenge(white: &PlayerRow) -> GameRow {
     }
 }
 
-/// Another connection holding the lock the writer's next batch needs, so
-/// the items queued meanwhile wait for it together.
-enum GamesLock {
-    Sqlite(sqlx::SqliteConnection),
-    Postgres(sqlx::PgConnection),
-}
-
-impl GamesLock {
-    async fn take(store: &Store, db: &TestDatabase) -> GamesLock {
-        if store.is_postgres() {
-            let mut connection = sqlx::PgConnection::connect(&db.url).await.expect("connect");
-            sqlx::raw_sql("begin; lock table games in exclusive mode")
-                .execute(&mut connection)
-                .await
-                .expect("lock the games table");
-            GamesLock::Postgres(connection)
-        } else {
-            let mut connection = sqlx::SqliteConnection::connect(&db.url)
-                .await
-                .expect("connect");
-            sqlx::raw_sql("begin immediate")
-                .execute(&mut connection)
-                .await
-                .expect("take the write lock");
-            GamesLock::Sqlite(connection)
-        }
-    }
-
-    async fn release(self) {
-        match self {
-            GamesLock::Sqlite(mut connection) => {
-                sqlx::raw_sql("rollback")
-                    .execute(&mut connection)
-                    .await
-                    .expect("release the lock");
-            }
-            GamesLock::Postgres(mut connection) => {
-                sqlx::raw_sql("rollback")
-                    .execute(&mut connection)
-                    .await
-                    .expect("release the lock");
-            }
-        }
-    }
-}
-
 on_both_stores!(
     a_bad_setup_item_is_refused_alone_and_the_rest_of_its_batch_commits,
     async |store: Store, db: &TestDatabase| {
@@ -103,10 +56,16 @@ on_both_stores!(
         store.insert_game(&open).await.expect("insert");
         let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), Metrics::new(), 64);
 
-        // The first item waits for the lock; the next three queue behind
+        // The first item waits for the lock (SQLite's write lock; on Postgres
+        // the games table); the next three queue behind
         // it and go in the writer's next batch (whether they share it or
         // not, each must get its own answer).
-        let lock = GamesLock::take(&store, db).await;
+        let backend = if store.is_postgres() {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        };
+        let lock = WriteLock::take_on(&db.url, backend).await;
         let first = challenge(&white);
         let first_write = tokio::spawn({
             let writer = writer.clone();
