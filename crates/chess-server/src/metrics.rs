@@ -50,6 +50,7 @@ struct Inner {
     lobby_sockets: Gauge,
     notifications_sent: Counter,
     notifications_received: Counter,
+    remote_changes: Family<RemoteChangeLabels, Counter>,
     store_errors: Family<StoreErrorLabels, Counter>,
     socket_closes: Family<SocketCloseLabels, Counter>,
 }
@@ -100,14 +101,21 @@ struct SocketCloseLabels {
 }
 
 /// Every `kind` of `chess_store_errors_total` (see [`store_error_kind`]).
-const STORE_ERROR_KINDS: [&str; 6] = [
+const STORE_ERROR_KINDS: [&str; 7] = [
     "conflict",
     "corrupt",
     "pool_timeout",
     "io",
     "database",
+    "writer_unavailable",
     "setup",
 ];
+
+/// The label of `chess_remote_changes_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RemoteChangeLabels {
+    how: &'static str,
+}
 
 /// The label of `chess_store_errors_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -142,6 +150,7 @@ impl Metrics {
             lobby_sockets: Gauge::default(),
             notifications_sent: Counter::default(),
             notifications_received: Counter::default(),
+            remote_changes: Family::default(),
             store_errors: Family::default(),
             socket_closes: Family::default(),
             registry: Registry::default(),
@@ -192,6 +201,12 @@ impl Metrics {
             inner.notifications_received.clone(),
         );
         registry.register(
+            "remote_changes",
+            "Other nodes' changes to games hosted here, by how this node caught up: \
+             followed from the notice, or reread from the database",
+            inner.remote_changes.clone(),
+        );
+        registry.register(
             "store_errors",
             "Database operations that failed, by kind",
             inner.store_errors.clone(),
@@ -205,6 +220,11 @@ impl Metrics {
         // count and `rate()` over it reads 0 rather than nothing.
         for kind in STORE_ERROR_KINDS {
             let _ = inner.store_errors.get_or_create(&StoreErrorLabels { kind });
+        }
+        for how in ["followed", "reread"] {
+            let _ = inner
+                .remote_changes
+                .get_or_create(&RemoteChangeLabels { how });
         }
         for close in SocketClose::ALL {
             let _ = inner.socket_closes.get_or_create(&SocketCloseLabels {
@@ -244,6 +264,23 @@ impl Metrics {
     /// One change notification received from another node.
     pub fn notification_received(&self) {
         self.inner.notifications_received.inc();
+    }
+
+    /// Another node's change followed from its notice, without a read.
+    pub fn remote_change_followed(&self) {
+        self.remote_change("followed");
+    }
+
+    /// Another node's change (or possibly lost ones) reread from the store.
+    pub fn remote_change_reread(&self) {
+        self.remote_change("reread");
+    }
+
+    fn remote_change(&self, how: &'static str) {
+        self.inner
+            .remote_changes
+            .get_or_create(&RemoteChangeLabels { how })
+            .inc();
     }
 
     /// A failed database operation, counted by the kind of failure.
@@ -456,6 +493,31 @@ mod tests {
             sample(&text, "chess_store_errors_total{kind=\"io\"}"),
             Some(0.0)
         );
+        for error in [
+            StoreError::Corrupt(String::new()),
+            StoreError::Database(sqlx::Error::RowNotFound),
+            StoreError::WriterUnavailable("full"),
+            StoreError::UnsupportedUrl(String::new()),
+        ] {
+            let kind = store_error_kind(&error);
+            assert!(STORE_ERROR_KINDS.contains(&kind), "{kind} starts at zero");
+        }
+    }
+
+    #[test]
+    fn remote_changes_are_counted_by_how_they_were_caught_up() {
+        let metrics = Metrics::new();
+        let count = |how: &str| {
+            sample(
+                &metrics.encode(),
+                &format!("chess_remote_changes_total{{how=\"{how}\"}}"),
+            )
+        };
+        assert_eq!((count("followed"), count("reread")), (Some(0.0), Some(0.0)));
+        metrics.remote_change_followed();
+        metrics.remote_change_followed();
+        metrics.remote_change_reread();
+        assert_eq!((count("followed"), count("reread")), (Some(2.0), Some(1.0)));
     }
 
     #[test]

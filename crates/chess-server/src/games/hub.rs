@@ -17,7 +17,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::live::Entry;
-use super::notify::{PRESENCE_CHANNEL, PresenceNotice};
+use super::notify::{ChangeNotice, PRESENCE_CHANNEL, PresenceNotice};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
@@ -506,10 +506,11 @@ impl Hub {
         joined.transpose()
     }
 
-    /// Another node committed game `id`: the local owner, if any, catches up.
-    pub(super) fn changed_elsewhere(&self, id: Uuid) {
-        if let Some(Slot::Live(handle)) = self.lock_games().get(&id) {
-            handle.changed_elsewhere();
+    /// Another node committed a change to a game: the local owner, if any,
+    /// catches up.
+    pub(super) fn changed_elsewhere(&self, notice: ChangeNotice<'static>) {
+        if let Some(Slot::Live(handle)) = self.lock_games().get(&notice.id) {
+            handle.changed_elsewhere(Some(Box::new(notice)));
         }
     }
 
@@ -517,7 +518,7 @@ impl Hub {
     pub(super) fn catch_up_all(&self) {
         for slot in self.lock_games().values() {
             if let Slot::Live(handle) = slot {
-                handle.changed_elsewhere();
+                handle.changed_elsewhere(None);
             }
         }
     }

@@ -2,23 +2,35 @@
 //!
 //! Every batch the writer commits carries a notice naming the games it
 //! changed and their new versions (`NOTIFY` is transactional: the notice goes
-//! out exactly when the batch commits). Each node listens; for a game it hosts
-//! and did not change itself, its owner rereads the row and replays the new
-//! events to its sockets, in order. A notice's payload stays under Postgres's
-//! 8,000-byte limit by splitting a large batch over several notices.
+//! out exactly when the batch commits, and names only the changes that
+//! landed). Each node listens; for a game it hosts and did not change
+//! itself, its owner follows the change and replays its events to its
+//! sockets, in order. A game's change usually travels whole in the notice
+//! (its new state, moves and events, about a kilobyte), so the owner follows
+//! it without reading the store; when it does not (a seat taken, moves taken
+//! back, a rematch), or the owner does not hold the version it was made
+//! over, the owner rereads the row. A notice's payload stays under
+//! Postgres's 8,000-byte limit by splitting a large batch over several
+//! notices.
 //!
 //! A dropped listener connection may have lost notices: after reconnecting,
 //! every hosted game rereads its row, so no socket misses a change.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
+use chess_game::Event;
 use chess_rules::ByColor;
+use serde::{Deserialize, Serialize};
 use sqlx::postgres::{PgListener, PgPool};
 use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::hub::Hub;
+use super::model::GameStage;
+use crate::clock::UnixMs;
+use crate::store::MoveRow;
 
 /// The channel of game changes.
 pub const GAMES_CHANNEL: &str = "chess_games";
@@ -35,32 +47,100 @@ const MAX_PAYLOAD: usize = 7_900;
 /// Wait before reconnecting a failed listener.
 const RECONNECT_AFTER: Duration = Duration::from_millis(500);
 
-/// Changed games as one node announced them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Changed games as one node announced them: the payload of a notice on
+/// [`GAMES_CHANNEL`], `{"node":…,"games":[…]}`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct GameNotice {
     /// The node that made the changes (it ignores its own notices).
     pub node: Uuid,
-    /// Each game changed and its version after the change.
-    pub changes: Vec<(Uuid, i64)>,
+    /// Each game changed.
+    pub games: Vec<ChangeNotice<'static>>,
 }
 
-/// The payloads announcing `changes` by `node`: `node|id:version,id:version`,
-/// split so that none exceeds the payload limit.
-pub fn game_notices(node: Uuid, changes: impl Iterator<Item = (Uuid, i64)>) -> Vec<String> {
-    let prefix = format!("{node}|");
+/// One game's change in a notice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeNotice<'a> {
+    pub id: Uuid,
+    /// The game's version after the change.
+    pub version: i64,
+    /// What a node holding the version before needs to follow the change
+    /// without reading the store; absent when the change must be reread
+    /// (a seat taken, moves taken back, a rematch, or too big a change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<GameChange<'a>>,
+}
+
+/// One game's change as the node that made it wrote it: the row's new
+/// fields, the moves it added and the events it broadcast. Borrowed when
+/// written (no copy of the state or the moves), owned when read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameChange<'a> {
+    /// The version the change was written over (its compare-and-set).
+    pub from_version: i64,
+    /// The seats it was written with: a node holding other seats rereads.
+    pub white_id: Option<Uuid>,
+    pub black_id: Option<Uuid>,
+    pub status: GameStage,
+    pub result: Option<Cow<'a, str>>,
+    /// The `games.state` JSON after the change.
+    pub state: Cow<'a, str>,
+    pub updated_at: UnixMs,
+    pub deadline_at: Option<UnixMs>,
+    pub premove_nodes: ByColor<Option<Uuid>>,
+    /// The moves the change played, in ply order.
+    pub moves: Cow<'a, [MoveRow]>,
+    /// The events the change broadcast, in order.
+    pub events: Cow<'a, [Event]>,
+}
+
+impl ChangeNotice<'_> {
+    /// The notice's JSON, to be sent when the change commits.
+    pub fn to_json(&self) -> String {
+        // Plain data with string keys: serialising cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// The payloads announcing `changes` by `node`, each change either its
+/// [`ChangeNotice`] JSON or, when it has none, only its id and version. A
+/// change too big to share a payload goes as id and version only (the
+/// receivers reread it), and payloads are split so that none exceeds
+/// Postgres's limit.
+pub fn game_notices<'a>(
+    node: Uuid,
+    changes: impl Iterator<Item = (Uuid, i64, Option<&'a str>)>,
+) -> Vec<String> {
+    let prefix = format!("{{\"node\":\"{node}\",\"games\":[");
+    const SUFFIX: &str = "]}";
     let mut notices = Vec::new();
     let mut current = prefix.clone();
-    for (game, version) in changes {
-        let item = format!("{game}:{version}");
-        if current.len() > prefix.len() && current.len() + 1 + item.len() > MAX_PAYLOAD {
+    for (id, version, json) in changes {
+        let bare;
+        let item = match json {
+            Some(json) if prefix.len() + json.len() + SUFFIX.len() <= MAX_PAYLOAD => json,
+            _ => {
+                bare = ChangeNotice {
+                    id,
+                    version,
+                    change: None,
+                }
+                .to_json();
+                &bare
+            }
+        };
+        if current.len() > prefix.len()
+            && current.len() + 1 + item.len() + SUFFIX.len() > MAX_PAYLOAD
+        {
+            current.push_str(SUFFIX);
             notices.push(std::mem::replace(&mut current, prefix.clone()));
         }
         if current.len() > prefix.len() {
             current.push(',');
         }
-        current.push_str(&item);
+        current.push_str(item);
     }
     if current.len() > prefix.len() {
+        current.push_str(SUFFIX);
         notices.push(current);
     }
     notices
@@ -68,16 +148,7 @@ pub fn game_notices(node: Uuid, changes: impl Iterator<Item = (Uuid, i64)>) -> V
 
 /// Reads a payload of [`game_notices`]; `None` if it is not one.
 pub fn parse_game_notice(payload: &str) -> Option<GameNotice> {
-    let (node, list) = payload.split_once('|')?;
-    let node = Uuid::parse_str(node).ok()?;
-    let changes = list
-        .split(',')
-        .map(|item| {
-            let (game, version) = item.split_once(':')?;
-            Some((Uuid::parse_str(game).ok()?, version.parse().ok()?))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(GameNotice { node, changes })
+    serde_json::from_str(payload).ok()
 }
 
 /// What a node says of its own connections to one game: which colours have
@@ -165,7 +236,7 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
                     GAMES_CHANNEL => match parse_game_notice(notification.payload()) {
                         Some(notice) if notice.node != node => {
                             hub.metrics().notification_received();
-                            for (game, _version) in notice.changes {
+                            for game in notice.games {
                                 hub.changed_elsewhere(game);
                             }
                         }
@@ -218,30 +289,122 @@ async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
 mod tests {
     use super::*;
 
+    use chess_game::{Game, GameSettings, GameSpec};
+    use chess_rules::Color;
+
+    use crate::games::stored;
+
+    /// A real change: 1. e4 in a blitz game, as the owner announces it.
+    fn a_move(from_version: i64) -> (GameChange<'static>, Uuid) {
+        let mut game = Game::new(
+            GameSpec::standard("3+2".parse().expect("preset")),
+            GameSettings::default(),
+            1_000,
+        );
+        let events = game
+            .play_uci(Color::White, "e2e4", Some(0), 2_000)
+            .expect("legal");
+        let change = GameChange {
+            from_version,
+            white_id: Some(Uuid::new_v4()),
+            black_id: Some(Uuid::new_v4()),
+            status: GameStage::Playing,
+            result: None,
+            state: Cow::Owned(stored::state_json(&game)),
+            updated_at: UnixMs::from_millis(2_000),
+            deadline_at: Some(UnixMs::from_millis(182_000)),
+            premove_nodes: ByColor::default(),
+            moves: Cow::Owned(vec![stored::move_row(&game, 0).expect("played")]),
+            events: Cow::Owned(events),
+        };
+        (change, Uuid::new_v4())
+    }
+
+    fn notice(
+        id: Uuid,
+        version: i64,
+        change: Option<GameChange<'static>>,
+    ) -> ChangeNotice<'static> {
+        ChangeNotice {
+            id,
+            version,
+            change,
+        }
+    }
+
+    fn announce(node: Uuid, notices: &[ChangeNotice<'_>]) -> Vec<String> {
+        let json: Vec<Option<String>> = notices
+            .iter()
+            .map(|notice| notice.change.is_some().then(|| notice.to_json()))
+            .collect();
+        game_notices(
+            node,
+            notices
+                .iter()
+                .zip(&json)
+                .map(|(notice, json)| (notice.id, notice.version, json.as_deref())),
+        )
+    }
+
     #[test]
-    fn notices_round_trip() {
+    fn notices_round_trip_with_and_without_the_change() {
         let node = Uuid::new_v4();
-        let changes = vec![(Uuid::new_v4(), 3), (Uuid::new_v4(), 41)];
-        let notices = game_notices(node, changes.clone().into_iter());
+        let (change, id) = a_move(0);
+        let games = vec![
+            notice(id, 1, Some(change)),
+            notice(Uuid::new_v4(), 41, None),
+        ];
+        let notices = announce(node, &games);
         assert_eq!(notices.len(), 1);
         assert_eq!(
             parse_game_notice(&notices[0]),
-            Some(GameNotice { node, changes })
+            Some(GameNotice { node, games })
         );
+    }
+
+    #[test]
+    fn a_move_travels_in_about_a_kilobyte() {
+        let (change, id) = a_move(0);
+        let json = notice(id, 1, Some(change)).to_json();
+        // Several games' moves share one notice.
+        assert!(json.len() < MAX_PAYLOAD / 4, "{} bytes: {json}", json.len());
     }
 
     #[test]
     fn a_large_batch_is_split_under_the_payload_limit() {
         let node = Uuid::new_v4();
-        let changes: Vec<(Uuid, i64)> = (0..1_000).map(|i| (Uuid::new_v4(), i)).collect();
-        let notices = game_notices(node, changes.clone().into_iter());
+        let games: Vec<ChangeNotice<'static>> = (0..1_000)
+            .map(|i| {
+                let (change, id) = a_move(i);
+                notice(id, i + 1, (i % 3 != 0).then_some(change))
+            })
+            .collect();
+        let notices = announce(node, &games);
         assert!(notices.len() > 1);
         assert!(notices.iter().all(|notice| notice.len() <= MAX_PAYLOAD));
-        let parsed: Vec<(Uuid, i64)> = notices
+        let parsed: Vec<ChangeNotice<'static>> = notices
             .iter()
-            .flat_map(|notice| parse_game_notice(notice).expect("parses").changes)
+            .flat_map(|notice| parse_game_notice(notice).expect("parses").games)
             .collect();
-        assert_eq!(parsed, changes);
+        assert_eq!(parsed, games);
+    }
+
+    #[test]
+    fn a_change_too_big_for_a_notice_goes_as_its_id_and_version() {
+        let node = Uuid::new_v4();
+        let (mut change, id) = a_move(0);
+        change.state = Cow::Owned("x".repeat(MAX_PAYLOAD));
+        let big = notice(id, 1, Some(change));
+        let notices = announce(node, std::slice::from_ref(&big));
+        assert_eq!(notices.len(), 1);
+        assert!(notices[0].len() <= MAX_PAYLOAD);
+        assert_eq!(
+            parse_game_notice(&notices[0]),
+            Some(GameNotice {
+                node,
+                games: vec![notice(id, 1, None)]
+            })
+        );
     }
 
     #[test]
@@ -283,13 +446,17 @@ mod tests {
 
     #[test]
     fn garbage_is_not_a_notice() {
+        let node = Uuid::new_v4();
         for payload in [
-            "",
-            "|",
-            "x|y:1",
-            &format!("{}|{}:x", Uuid::nil(), Uuid::nil()),
+            String::new(),
+            "|".to_owned(),
+            // The format before changes travelled in notices.
+            format!("{node}|{}:3", Uuid::new_v4()),
+            format!(r#"{{"node":"{node}"}}"#),
+            format!(r#"{{"node":"{node}","games":[{{"id":"x","version":1}}]}}"#),
+            format!(r#"{{"node":"{node}","games":[{{"id":"{node}","version":"1"}}]}}"#),
         ] {
-            assert_eq!(parse_game_notice(payload), None, "{payload:?}");
+            assert_eq!(parse_game_notice(&payload), None, "{payload:?}");
         }
     }
 }

@@ -11,6 +11,7 @@
 //! game nobody hosts is still flagged on time: its deadline is stored with
 //! every change and the hub's sweeper loads games whose deadline passed.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -25,7 +26,7 @@ use uuid::Uuid;
 
 use super::hub::Hub;
 use super::live::{Applied, Entry, Outgoing, Refusal, run, version_i64};
-use super::notify::PresenceNotice;
+use super::notify::{ChangeNotice, GameChange, PresenceNotice};
 use super::stored;
 use super::view::{SharedSituation, public_event, status_of};
 use super::writer::WriteError;
@@ -94,8 +95,9 @@ enum Message {
     },
     /// Presence notices may have been lost: forget the other nodes' and ask again.
     ResyncPresence,
-    /// Another node committed a change.
-    ChangedElsewhere,
+    /// Another node committed the change its notice describes (`None`:
+    /// notices may have been lost, reread the game). Boxed like `Join`.
+    ChangedElsewhere(Option<Box<ChangeNotice<'static>>>),
     /// The sweeper found the stored deadline due.
     CheckTime,
 }
@@ -118,7 +120,7 @@ impl std::fmt::Debug for Message {
             Message::Disconnected(_) => "Disconnected",
             Message::PresenceElsewhere { .. } => "PresenceElsewhere",
             Message::ResyncPresence => "ResyncPresence",
-            Message::ChangedElsewhere => "ChangedElsewhere",
+            Message::ChangedElsewhere(_) => "ChangedElsewhere",
             Message::CheckTime => "CheckTime",
         })
     }
@@ -222,10 +224,11 @@ impl GameHandle {
         let _ = self.send(Message::Disconnected(seat)).await;
     }
 
-    /// Another node changed the game: the owner rereads it. Never waits (the
-    /// listener serves every game).
-    pub(super) fn changed_elsewhere(&self) {
-        self.send_from_listener(Message::ChangedElsewhere);
+    /// Another node changed the game, as `notice` says (`None`: notices may
+    /// have been lost): the owner follows the change or rereads the game.
+    /// Never waits (the listener serves every game).
+    pub(super) fn changed_elsewhere(&self, notice: Option<Box<ChangeNotice<'static>>>) {
+        self.send_from_listener(Message::ChangedElsewhere(notice));
     }
 
     /// Node `node` has connections for the colours in `present` (none: it
@@ -274,7 +277,8 @@ struct Thinking {
 pub(super) struct Owner {
     hub: Arc<Hub>,
     entry: Entry,
-    /// The events the row keeps for other nodes, oldest first.
+    /// The events the row keeps for other nodes, oldest first: kept up to
+    /// date here (`entry.row.recent_events` is only what was last read).
     recent: VecDeque<Event>,
     mailbox: mpsc::Receiver<Message>,
     outbox: broadcast::Sender<Arc<Outgoing>>,
@@ -455,9 +459,7 @@ impl Owner {
                 self.announce_presence(true);
                 self.presence_changed(before);
             }
-            // A joined challenge keeps its version: always reread (one
-            // small query; a node never hears its own notices).
-            Message::ChangedElsewhere => self.catch_up().await,
+            Message::ChangedElsewhere(notice) => self.changed_elsewhere(notice).await,
             Message::CheckTime => self.settle(now_ms()).await,
         }
     }
@@ -691,7 +693,7 @@ impl Owner {
         } else {
             undo.moves_before()
         };
-        let new_moves = (first_new..next.moves().len())
+        let new_moves: Vec<_> = (first_new..next.moves().len())
             .filter_map(|ply| stored::move_row(next, ply))
             .collect();
         // Only other nodes read the recent events, and they exist only on
@@ -699,10 +701,7 @@ impl Owner {
         let mut recent = VecDeque::new();
         if self.hub.store().is_postgres() {
             recent = self.recent.clone();
-            recent.extend(events.iter().cloned());
-            while recent.len() > RECENT_EVENTS {
-                recent.pop_front();
-            }
+            remember_recent(&mut recent, events.iter().cloned());
         }
 
         let mut row = self.entry.row.clone();
@@ -745,6 +744,29 @@ impl Owner {
             && row.status == GameStage::Finished)
             .then(|| next.result())
             .flatten();
+        // Other nodes follow the change from its notice, unless it takes
+        // moves back or starts a rematch (they reread those).
+        let notice =
+            (self.hub.store().is_postgres() && !took_back && rematch.is_none()).then(|| {
+                ChangeNotice {
+                    id: row.id,
+                    version: row.version,
+                    change: Some(GameChange {
+                        from_version: self.entry.row.version,
+                        white_id: row.white_id,
+                        black_id: row.black_id,
+                        status: row.status,
+                        result: row.result.as_deref().map(Cow::Borrowed),
+                        state: Cow::Borrowed(&row.state),
+                        updated_at: row.updated_at,
+                        deadline_at: row.deadline_at,
+                        premove_nodes: row.premove_nodes,
+                        moves: Cow::Borrowed(&new_moves),
+                        events: Cow::Borrowed(&events),
+                    }),
+                }
+                .to_json()
+            });
         let write = GameWrite {
             row: row.clone(),
             expected_version: self.entry.row.version,
@@ -752,6 +774,7 @@ impl Owner {
             new_moves,
             settle,
             rematch: rematch.as_ref().map(|(new_row, _)| new_row.clone()),
+            notice,
         };
         let written = match self.hub.writer().write(write).await {
             Err(WriteError::InDoubt(error)) => self.outcome_of_failed_write(&row, error).await,
@@ -921,24 +944,100 @@ impl Owner {
             }
         }
         let recent = parse_recent(&self.entry.row);
-        let missed: Vec<Event> = recent
-            .iter()
-            .filter(|event| event.version > cached)
-            .cloned()
-            .collect();
-        let replayable = !seats_changed
-            && missed
-                .first()
-                .is_some_and(|event| event.version == cached + 1)
+        // New seats make a new game: no replay, everyone gets the full state.
+        let missed: Vec<Event> = if seats_changed {
+            Vec::new()
+        } else {
+            recent
+                .iter()
+                .filter(|event| event.version > cached)
+                .cloned()
+                .collect()
+        };
+        self.recent = recent;
+        self.replay_or_resync(cached, missed);
+    }
+
+    /// Another node committed a change, as `notice` says: follow it from
+    /// the notice when it continues the game as held, else reread the game.
+    async fn changed_elsewhere(&mut self, notice: Option<Box<ChangeNotice<'static>>>) {
+        // A seat taken keeps the version and carries no change: reread.
+        if let Some(notice) = notice
+            && let ChangeNotice {
+                version,
+                change: Some(change),
+                ..
+            } = *notice
+        {
+            if version <= self.entry.row.version {
+                // Already held: this node reread the row since.
+                return;
+            }
+            if self.follow(change) {
+                return;
+            }
+        }
+        self.hub.metrics().remote_change_reread();
+        self.catch_up().await;
+    }
+
+    /// Applies another node's `change` without reading the store, when it
+    /// was made over the version held, with the seats held, and its moves
+    /// continue the held ones; `false` (nothing changed) otherwise.
+    fn follow(&mut self, change: GameChange<'static>) -> bool {
+        let row = &self.entry.row;
+        if row.version != change.from_version
+            || row.status == GameStage::Open
+            || row.white_id != change.white_id
+            || row.black_id != change.black_id
+        {
+            return false;
+        }
+        let cached = self.entry.game.version();
+        let held_moves = self.entry.game.moves().len();
+        if change
+            .moves
+            .first()
+            .is_some_and(|first| usize::try_from(first.ply).ok() != Some(held_moves))
+        {
+            return false;
+        }
+        if let Err(error) = stored::advance(&mut self.entry.game, &change.state, &change.moves) {
+            tracing::warn!(%error, "a notice's change does not continue the held game");
+            return false;
+        }
+        let row = &mut self.entry.row;
+        row.status = change.status;
+        row.result = change.result.map(Cow::into_owned);
+        row.state = change.state.into_owned();
+        row.version = version_i64(self.entry.game.version());
+        row.updated_at = change.updated_at;
+        row.deadline_at = change.deadline_at;
+        row.premove_nodes = change.premove_nodes;
+        let events = change.events.into_owned();
+        remember_recent(&mut self.recent, events.iter().cloned());
+        // Counted before the sockets hear of it (a test reads the count
+        // once they have).
+        self.hub.metrics().remote_change_followed();
+        self.replay_or_resync(cached, events);
+        true
+    }
+
+    /// Sends the sockets the events that brought the game from version
+    /// `cached` to the one held, when `missed` is exactly those; else a full
+    /// state.
+    fn replay_or_resync(&mut self, cached: u64, missed: Vec<Event>) {
+        let replayable = missed
+            .first()
+            .is_some_and(|event| event.version == cached + 1)
             && missed
                 .last()
                 .is_some_and(|event| event.version == self.entry.game.version());
-        self.recent = recent;
         tracing::debug!(
             from = cached,
             to = self.entry.game.version(),
             replayable,
-            "caught up with the stored game"
+            "caught up with another node's change"
         );
         if replayable {
             self.broadcast(missed, now_ms());
@@ -1157,6 +1256,15 @@ pub(super) fn stored_deadline(game: &Game, status: GameStage) -> Option<UnixMs> 
         return None;
     }
     game.next_deadline().map(UnixMs::from_millis)
+}
+
+/// Adds `events` to the recent events kept for other nodes, dropping the
+/// oldest beyond [`RECENT_EVENTS`].
+fn remember_recent(recent: &mut VecDeque<Event>, events: impl IntoIterator<Item = Event>) {
+    recent.extend(events);
+    while recent.len() > RECENT_EVENTS {
+        recent.pop_front();
+    }
 }
 
 fn parse_recent(row: &GameRow) -> VecDeque<Event> {

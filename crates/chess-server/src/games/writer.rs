@@ -350,28 +350,35 @@ impl Batcher {
     async fn commit(&self, pending: Vec<Pending>) {
         let started = std::time::Instant::now();
         let (batch, replies) = split(pending);
-        // A seat taken changes the game without a new version: the other
+        // Only the changes that landed are announced: a notice carries the
+        // change itself, which another node follows without rereading. A
+        // seat taken changes the game without a new version: the other
         // nodes reread it all the same (its seats changed).
-        let notices = game_notices(
-            self.node,
-            batch
+        let announce = |outcome: &BatchOutcome| {
+            let written = batch
                 .writes
                 .iter()
-                .map(|write| (write.row.id, write.row.version))
-                .chain(batch.claims.iter().map(|claim| (claim.game, claim.version))),
-        );
+                .zip(&outcome.writes)
+                .filter(|(_, outcome)| matches!(outcome, WriteOutcome::Written { .. }))
+                .map(|(write, _)| (write.row.id, write.row.version, write.notice.as_deref()));
+            let claimed = batch
+                .claims
+                .iter()
+                .zip(&outcome.claimed)
+                .filter(|(_, claimed)| **claimed)
+                .map(|(claim, _)| (claim.game, claim.version, None));
+            game_notices(self.node, written.chain(claimed))
+        };
         match self
             .store
-            .write_batch(&batch, GAMES_CHANNEL, &notices)
+            .write_batch(&batch, GAMES_CHANNEL, announce)
             .await
         {
             Ok(outcome) => {
                 self.metrics
                     .batch_committed(batch.writes.len(), started.elapsed());
-                if self.store.is_postgres() {
-                    self.metrics
-                        .notifications_sent(u64::try_from(notices.len()).unwrap_or(u64::MAX));
-                }
+                self.metrics
+                    .notifications_sent(u64::try_from(outcome.notices_sent).unwrap_or(u64::MAX));
                 replies.committed(outcome);
             }
             Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {

@@ -40,6 +40,9 @@ pub struct GameWrite {
     pub settle: Option<GameResult>,
     /// The change starts a rematch: this new game is stored with it.
     pub rematch: Option<GameRow>,
+    /// What other nodes are told of the change if it lands (the JSON of a
+    /// `games::notify::ChangeNotice`); `None`: only that it happened.
+    pub notice: Option<String>,
 }
 
 /// A seat taken in an open challenge, which starts the game: the update
@@ -105,6 +108,8 @@ pub struct BatchOutcome {
     pub claimed: Vec<bool>,
     /// Per game change.
     pub writes: Vec<WriteOutcome>,
+    /// How many notices the batch sent.
+    pub notices_sent: usize,
 }
 
 /// What became of one write of a batch that committed.
@@ -117,9 +122,10 @@ pub enum WriteOutcome {
 }
 
 impl Store {
-    /// Writes `batch` in one transaction, with each notice in `notices`
-    /// sent on Postgres channel `channel` when, and only if, it commits. An
-    /// ending settles its reward in the same transaction.
+    /// Writes `batch` in one transaction, with the notices `announce`
+    /// makes of what it wrote (every item's outcome known) sent on Postgres
+    /// channel `channel` when, and only if, it commits. An ending settles
+    /// its reward in the same transaction.
     ///
     /// On Postgres the batch first locks the rows of the games it changes in
     /// game-id order (and inserts players in id order), so two nodes'
@@ -134,7 +140,7 @@ impl Store {
         &self,
         batch: &Batch,
         channel: &str,
-        notices: &[String],
+        announce: impl FnOnce(&BatchOutcome) -> Vec<String>,
     ) -> Result<BatchOutcome> {
         let writes = &batch.writes;
         let mut order: Vec<usize> = (0..writes.len()).collect();
@@ -239,14 +245,18 @@ impl Store {
                     .await?;
             });
         }
-        for notice in notices {
-            tx.notify(channel, notice).await?;
-        }
-        tx.commit().await?;
-        Ok(BatchOutcome {
+        let mut outcome = BatchOutcome {
             claimed,
             writes: outcomes,
-        })
+            notices_sent: 0,
+        };
+        if self.is_postgres() {
+            let notices = announce(&outcome);
+            tx.notify(channel, &notices).await?;
+            outcome.notices_sent = notices.len();
+        }
+        tx.commit().await?;
+        Ok(outcome)
     }
 }
 

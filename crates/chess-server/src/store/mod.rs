@@ -435,7 +435,7 @@ impl Store {
             players: vec![player.clone()],
             ..Batch::default()
         };
-        self.write_batch(&batch, "", &[]).await?;
+        self.write_batch(&batch, "", |_| Vec::new()).await?;
         Ok(())
     }
 
@@ -462,7 +462,7 @@ impl Store {
             games: vec![game.clone()],
             ..Batch::default()
         };
-        self.write_batch(&batch, "", &[]).await?;
+        self.write_batch(&batch, "", |_| Vec::new()).await?;
         Ok(())
     }
 
@@ -599,9 +599,10 @@ impl Store {
             new_moves: new_moves.to_vec(),
             settle: None,
             rematch: None,
+            notice: None,
         };
         match self
-            .write_batch(&Batch::of_writes(vec![write]), "", &[])
+            .write_batch(&Batch::of_writes(vec![write]), "", |_| Vec::new())
             .await?
             .writes
             .pop()
@@ -661,7 +662,7 @@ impl Store {
             claims: vec![claim.clone()],
             ..Batch::default()
         };
-        let outcome = self.write_batch(&batch, "", &[]).await?;
+        let outcome = self.write_batch(&batch, "", |_| Vec::new()).await?;
         Ok(outcome.claimed.first().copied().unwrap_or(false))
     }
 

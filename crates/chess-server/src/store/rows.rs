@@ -48,8 +48,9 @@ pub struct GameRow {
     pub premove_nodes: ByColor<Option<Uuid>>,
 }
 
-/// One played move.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One played move (serialisable: other nodes receive new moves in change
+/// notices, `games::notify`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MoveRow {
     pub ply: i64,
     pub uci: String,

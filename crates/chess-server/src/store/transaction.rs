@@ -64,15 +64,22 @@ impl Transaction {
         Ok(())
     }
 
-    /// Sends `payload` on Postgres channel `channel` when, and only if, the
-    /// transaction commits (`NOTIFY` is transactional); nothing on SQLite,
-    /// which has one node.
+    /// Sends each of `payloads` on Postgres channel `channel` when, and
+    /// only if, the transaction commits (`NOTIFY` is transactional), in one
+    /// statement however many there are; nothing on SQLite, which has one
+    /// node.
     ///
     /// # Errors
     /// The database error.
-    pub async fn notify(&mut self, channel: &str, payload: &str) -> Result<()> {
-        if let Backend::Postgres(tx) = &mut self.tx {
-            pg_notify(&mut *tx, channel, payload).await?;
+    pub async fn notify(&mut self, channel: &str, payloads: &[String]) -> Result<()> {
+        if let Backend::Postgres(tx) = &mut self.tx
+            && !payloads.is_empty()
+        {
+            sqlx::query("select pg_notify($1, payload) from unnest($2::text[]) as payload")
+                .bind(channel)
+                .bind(payloads)
+                .execute(&mut **tx)
+                .await?;
         }
         Ok(())
     }

@@ -310,7 +310,27 @@ pub fn correspondence() -> Value {
     json!({ "kind": "correspondence" })
 }
 
+/// The value of the sample named exactly `name` (labels included, as in
+/// `chess_remote_changes_total{how="followed"}`) in a `/metrics` text.
+pub fn sample(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .and_then(|value| value.parse().ok())
+}
+
 impl TestApp {
+    /// `GET /metrics` on the metrics listener (the settings must ask for
+    /// one): content type and body.
+    pub async fn scrape_metrics(&self) -> (String, String) {
+        let address = self.metrics_address.expect("a metrics listener");
+        let response = reqwest::get(format!("http://{address}/metrics"))
+            .await
+            .expect("GET /metrics");
+        assert_eq!(response.status(), 200);
+        let content_type = header(&response, "content-type");
+        (content_type, response.text().await.expect("a text body"))
+    }
+
     /// Stops the server gracefully (sockets closed, requests finished).
     pub async fn stop(&mut self) {
         if let Some(stop) = self.stop.take() {

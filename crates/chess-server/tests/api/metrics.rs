@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use chess_server::startup::{Application, StartupError};
 
-use crate::helpers::{Relay, TestApp, correspondence};
+use crate::helpers::{Relay, TestApp, correspondence, sample};
 use crate::on_both_backends;
 
 /// Every metric family the endpoint promises (`docs/performance.md`).
@@ -29,35 +29,12 @@ async fn with_metrics(app: TestApp) -> TestApp {
     app.restart_with(settings).await
 }
 
-/// `GET /metrics` on the metrics listener: content type and body.
-async fn scrape(app: &TestApp) -> (String, String) {
-    let address = app.metrics_address.expect("a metrics listener");
-    let response = reqwest::get(format!("http://{address}/metrics"))
-        .await
-        .expect("GET /metrics");
-    assert_eq!(response.status(), 200);
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    (content_type, response.text().await.expect("a text body"))
-}
-
-/// The value of the sample named exactly `name` (no labels).
-fn gauge(text: &str, name: &str) -> Option<f64> {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
-        .and_then(|value| value.parse().ok())
-}
-
 /// Scrapes until `name` reads `value`; fails after ten seconds.
 async fn wait_for_gauge(app: &TestApp, name: &str, value: f64) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        let (_, text) = scrape(app).await;
-        if gauge(&text, name) == Some(value) {
+        let (_, text) = app.scrape_metrics().await;
+        if sample(&text, name) == Some(value) {
             return;
         }
         assert!(
@@ -72,7 +49,7 @@ on_both_backends!(
     metrics_are_served_on_their_own_listener,
     |app: TestApp| async move {
         let app = with_metrics(app).await;
-        let (content_type, text) = scrape(&app).await;
+        let (content_type, text) = app.scrape_metrics().await;
         assert!(
             content_type.starts_with("application/openmetrics-text"),
             "{content_type}"
@@ -124,10 +101,10 @@ on_both_backends!(
         let app = app.restart_with(settings).await;
         let closes =
             |reason: &str| format!("chess_game_socket_closes_total{{reason=\"{reason}\"}}");
-        let (_, text) = scrape(&app).await;
+        let (_, text) = app.scrape_metrics().await;
         for reason in ["client", "silent", "error", "server_stopping"] {
             assert_eq!(
-                gauge(&text, &closes(reason)),
+                sample(&text, &closes(reason)),
                 Some(0.0),
                 "{reason}:\n{text}"
             );
@@ -146,8 +123,8 @@ on_both_backends!(
         lost.hello().await;
         relay.go_silent();
         wait_for_gauge(&app, &closes("silent"), 1.0).await;
-        let (_, text) = scrape(&app).await;
-        assert_eq!(gauge(&text, &closes("client")), Some(1.0), "{text}");
+        let (_, text) = app.scrape_metrics().await;
+        assert_eq!(sample(&text, &closes("client")), Some(1.0), "{text}");
 
         // A client that still hears the server but is no longer heard (its
         // pongs are lost) is told why: close code 4002.

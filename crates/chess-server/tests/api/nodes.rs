@@ -6,18 +6,35 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, Guest, Socket, TestApp, clock, correspondence, play_moves, spawn_app, start,
+    Backend, Guest, Socket, TestApp, clock, correspondence, play_moves, sample, spawn_app, start,
 };
 
-/// A first node on a fresh Postgres database and `more` nodes beside it;
-/// `None` when Postgres tests are skipped.
+/// A first node on a fresh Postgres database and `more` nodes beside it,
+/// each of those with a metrics listener; `None` when Postgres tests are
+/// skipped.
 async fn nodes(more: usize) -> Option<(TestApp, Vec<TestApp>)> {
     let first = spawn_app(Backend::Postgres).await?;
+    let mut settings = first.settings.clone();
+    settings.metrics_listen = Some("127.0.0.1:0".parse().expect("an address"));
     let mut others = Vec::new();
     for _ in 0..more {
-        others.push(start(first.settings.clone(), Backend::Postgres).await);
+        others.push(start(settings.clone(), Backend::Postgres).await);
     }
     Some((first, others))
+}
+
+/// How many of the other nodes' changes `node` followed from their notices
+/// and how many it reread from the database.
+async fn remote_changes(node: &TestApp) -> (f64, f64) {
+    let (_, text) = node.scrape_metrics().await;
+    let count = |how: &str| {
+        sample(
+            &text,
+            &format!("chess_remote_changes_total{{how=\"{how}\"}}"),
+        )
+        .unwrap_or(-1.0)
+    };
+    (count("followed"), count("reread"))
 }
 
 /// How long a message may take to cross nodes before the test fails: far
@@ -116,6 +133,9 @@ async fn players_and_a_spectator_on_three_nodes_play_to_mate() {
         assert_eq!(ended["event"]["result"]["winner"], "black", "{ended}");
         assert_eq!(ended["event"]["result"]["reason"], "checkmate", "{ended}");
     }
+    // The spectator's node followed every move from its notice, without
+    // reading the database.
+    assert_eq!(remote_changes(c).await, (4.0, 0.0));
     // Every node answers with the same stored game.
     for node in [&a, b, c] {
         let state = node.state(&game_id, None).await;

@@ -200,6 +200,7 @@ fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite
         new_moves: moves,
         settle: None,
         rematch: None,
+        notice: None,
     }
 }
 
@@ -236,11 +237,9 @@ async fn batch_contract(backend: Backend) {
         write(&next[2], 0, vec![move_row(0, "c2c4")]),
     ];
     let outcomes = store
-        .write_batch(
-            &Batch::of_writes(writes),
-            "chess_test",
-            &["notice".to_owned()],
-        )
+        .write_batch(&Batch::of_writes(writes), "chess_test", |_| {
+            vec!["notice".to_owned()]
+        })
         .await
         .expect("the batch commits")
         .writes;
@@ -288,7 +287,7 @@ async fn batch_contract(backend: Backend) {
                 write(&bad, 1, vec![move_row(0, "c2c4")]),
             ]),
             "chess_test",
-            &[],
+            |_| Vec::new(),
         )
         .await;
     assert!(failed.is_err(), "{failed:?}");
@@ -316,7 +315,7 @@ async fn batch_contract(backend: Backend) {
         .write_batch(
             &Batch::of_writes(vec![conflicting.clone()]),
             "chess_test",
-            &[],
+            |_| Vec::new(),
         )
         .await
         .expect("commits")
@@ -325,7 +324,9 @@ async fn batch_contract(backend: Backend) {
     assert_eq!(store.game(rematch.id).await.expect("read"), None);
     conflicting.expected_version = 1;
     let outcomes = store
-        .write_batch(&Batch::of_writes(vec![conflicting]), "chess_test", &[])
+        .write_batch(&Batch::of_writes(vec![conflicting]), "chess_test", |_| {
+            Vec::new()
+        })
         .await
         .expect("commits")
         .writes;
@@ -377,7 +378,7 @@ async fn setup_batch_contract(backend: Backend) {
                 writes: vec![write(&moved, 0, vec![move_row(0, "e2e4")])],
             },
             "chess_test",
-            &[],
+            |_| Vec::new(),
         )
         .await
         .expect("the batch commits");
@@ -422,7 +423,7 @@ async fn setup_batch_contract(backend: Backend) {
                 )],
             },
             "chess_test",
-            &[],
+            |_| Vec::new(),
         )
         .await;
     assert!(failed.is_err(), "{failed:?}");

@@ -1,16 +1,18 @@
 //! The node's writer (group commit) with the writes that set a game up: a
 //! new player, a new game and a seat taken ride in the batches, and one bad
-//! item does not take the rest of its batch down.
+//! item does not take the rest of its batch down; and what it tells the
+//! other nodes.
 
 use chess_rules::ByColor;
 use chess_server::clock::UnixMs;
 use chess_server::games::model::{GameMode, GameStage, PlayerKind};
+use chess_server::games::notify::{ChangeNotice, GAMES_CHANNEL, parse_game_notice};
 use chess_server::games::writer::Writer;
 use chess_server::metrics::Metrics;
-use chess_server::store::{GameRow, PlayerRow, SeatClaim, Store};
+use chess_server::store::{GameRow, GameWrite, PlayerRow, SeatClaim, Store, WriteOutcome};
 use uuid::Uuid;
 
-use crate::helpers::{Backend, TestDatabase, WriteLock};
+use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store};
 use crate::on_both_stores;
 
 fn guest() -> PlayerRow {
@@ -155,3 +157,164 @@ on_both_stores!(
         store.close().await;
     }
 );
+
+/// Other nodes hear of the changes that landed and only of those: a write
+/// that lost its compare-and-set and a claim on a seat taken first go
+/// unannounced, a landed write's notice goes out as the owner made it, and
+/// a seat taken is named (its nodes reread it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_changes_that_landed_are_announced() {
+    let Some((store, db)) = fresh_store(Backend::Postgres).await else {
+        return;
+    };
+    let white = guest();
+    store.insert_player(&white).await.expect("insert");
+    let playing = |version| GameRow {
+        status: GameStage::Playing,
+        version,
+        black_id: Some(white.id),
+        ..challenge(&white)
+    };
+    let (landing, losing) = (playing(3), playing(3));
+    let (open, taken) = (challenge(&white), challenge(&white));
+    for game in [&landing, &losing, &open, &taken] {
+        store.insert_game(game).await.expect("insert");
+    }
+    let black = guest();
+    store.insert_player(&black).await.expect("insert");
+    let claim = |game: &GameRow| SeatClaim {
+        game: game.id,
+        white: false,
+        player: black.id,
+        state: "{}".to_owned(),
+        now: UnixMs::from_stored(20),
+        deadline_at: None,
+        version: game.version,
+    };
+    assert!(store.claim_seat(&claim(&taken)).await.expect("claimed"));
+
+    let mut listener = sqlx::postgres::PgListener::connect(&db.url)
+        .await
+        .expect("listener");
+    listener.listen(GAMES_CHANNEL).await.expect("listen");
+    let node = Uuid::new_v4();
+    let (writer, task) = Writer::start(store.clone(), node, Metrics::new(), 64);
+    let notice_of = |row: &GameRow| {
+        ChangeNotice {
+            id: row.id,
+            version: row.version,
+            change: None,
+        }
+        .to_json()
+    };
+    let write = |row: GameRow, expected_version| {
+        let writer = writer.clone();
+        let notice = Some(notice_of(&row));
+        tokio::spawn(async move {
+            writer
+                .write(GameWrite {
+                    row,
+                    expected_version,
+                    keep_moves: None,
+                    new_moves: Vec::new(),
+                    settle: None,
+                    rematch: None,
+                    notice,
+                })
+                .await
+        })
+    };
+    // Held behind the lock, the four go in one batch.
+    let lock = WriteLock::take_on(&db.url, Backend::Postgres).await;
+    let landed = write(
+        GameRow {
+            version: 4,
+            ..landing.clone()
+        },
+        3,
+    );
+    // Expects a version the game never had: another node won.
+    let lost = write(
+        GameRow {
+            version: 4,
+            ..losing.clone()
+        },
+        9,
+    );
+    let seated = {
+        let (writer, claim) = (writer.clone(), claim(&open));
+        tokio::spawn(async move { writer.claim_seat(claim).await })
+    };
+    let too_late = {
+        let (writer, claim) = (writer.clone(), claim(&taken));
+        tokio::spawn(async move { writer.claim_seat(claim).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    lock.release().await;
+    assert!(matches!(
+        landed.await.expect("task"),
+        Ok(WriteOutcome::Written { .. })
+    ));
+    assert!(matches!(
+        lost.await.expect("task"),
+        Ok(WriteOutcome::Conflict)
+    ));
+    assert!(seated.await.expect("task").expect("answered"));
+    assert!(!too_late.await.expect("task").expect("answered"));
+
+    // Everything the batch announced (a later write marks the end).
+    let end = write(
+        GameRow {
+            version: 5,
+            ..landing.clone()
+        },
+        4,
+    );
+    assert!(matches!(
+        end.await.expect("task"),
+        Ok(WriteOutcome::Written { .. })
+    ));
+    let mut announced = Vec::new();
+    while !announced
+        .iter()
+        .any(|(id, version, _)| (*id, *version) == (landing.id, 5))
+    {
+        let notification =
+            tokio::time::timeout(std::time::Duration::from_secs(10), listener.recv())
+                .await
+                .expect("the notices arrive")
+                .expect("a notification");
+        let notice = parse_game_notice(notification.payload()).expect("a game notice");
+        assert_eq!(notice.node, node);
+        announced.extend(notice.games.into_iter().map(|game| {
+            let json = game.to_json();
+            (game.id, game.version, json)
+        }));
+    }
+    // Two batches or one, in whichever order the items queued.
+    announced.sort();
+    let mut expected = vec![
+        (
+            landing.id,
+            4,
+            notice_of(&GameRow {
+                version: 4,
+                ..landing.clone()
+            }),
+        ),
+        (open.id, open.version, notice_of(&open)),
+        (
+            landing.id,
+            5,
+            notice_of(&GameRow {
+                version: 5,
+                ..landing.clone()
+            }),
+        ),
+    ];
+    expected.sort();
+    assert_eq!(announced, expected);
+    writer.stop();
+    task.await.expect("the writer stops");
+    store.close().await;
+}
