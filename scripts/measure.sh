@@ -166,5 +166,12 @@ for i in "${!measured_pids[@]}"; do
         -v s0="$seconds0" -v s1="$seconds1" 'BEGIN {
         if (c1 > c0) printf "measure: node %d committed %d transactions, %.1f moves and %.2f ms each\n",
             node, c1 - c0, (m1 - m0) / (c1 - c0), (s1 - s0) * 1000 / (c1 - c0) }'
+    if [[ $nodes -gt 1 ]]; then
+        # How the node caught up with the others' changes (the whole run).
+        curl -sf "http://127.0.0.1:${metrics_ports[i]}/metrics" | awk -v node=$((i + 1)) '
+            /^chess_remote_changes_total\{how="followed"\}/ { followed = $2 }
+            /^chess_remote_changes_total\{how="reread"\}/ { reread = $2 }
+            END { printf "measure: node %d followed %d other nodes\x27 changes from their notices and reread %d\n", node, followed, reread }'
+    fi
 done
 exit $status

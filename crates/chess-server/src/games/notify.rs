@@ -110,7 +110,7 @@ pub fn game_notices<'a>(
     node: Uuid,
     changes: impl Iterator<Item = (Uuid, i64, Option<&'a str>)>,
 ) -> Vec<String> {
-    let prefix = format!("{{\"node\":\"{node}\",\"games\":[");
+    let prefix = notice_prefix(node);
     const SUFFIX: &str = "]}";
     let mut notices = Vec::new();
     let mut current = prefix.clone();
@@ -144,6 +144,12 @@ pub fn game_notices<'a>(
         notices.push(current);
     }
     notices
+}
+
+/// How every game notice of `node` begins: a node skips its own notices
+/// without parsing them (they are most of what it hears).
+fn notice_prefix(node: Uuid) -> String {
+    format!("{{\"node\":\"{node}\",\"games\":[")
 }
 
 /// Reads a payload of [`game_notices`]; `None` if it is not one.
@@ -211,6 +217,7 @@ impl PresenceNotice {
 /// dropped connection and then asking every hosted game to catch up.
 pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<bool>) {
     let node = hub.node_id();
+    let own_notices = notice_prefix(node);
     loop {
         let mut listener = match connect(&pool).await {
             Ok(listener) => listener,
@@ -233,6 +240,7 @@ pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<b
             };
             match received {
                 Ok(Some(notification)) => match notification.channel() {
+                    GAMES_CHANNEL if notification.payload().starts_with(&own_notices) => {}
                     GAMES_CHANNEL => match parse_game_notice(notification.payload()) {
                         Some(notice) if notice.node != node => {
                             hub.metrics().notification_received();
@@ -382,6 +390,13 @@ mod tests {
         let notices = announce(node, &games);
         assert!(notices.len() > 1);
         assert!(notices.iter().all(|notice| notice.len() <= MAX_PAYLOAD));
+        // The node knows its own notices without parsing them.
+        assert!(
+            notices
+                .iter()
+                .all(|notice| notice.starts_with(&notice_prefix(node)))
+        );
+        assert!(!notices[0].starts_with(&notice_prefix(Uuid::new_v4())));
         let parsed: Vec<ChangeNotice<'static>> = notices
             .iter()
             .flat_map(|notice| parse_game_notice(notice).expect("parses").games)
