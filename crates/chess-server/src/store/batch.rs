@@ -140,8 +140,14 @@ impl Store {
         &self,
         batch: &Batch,
         channel: &str,
-        announce: impl FnOnce(&BatchOutcome) -> Vec<String>,
+        announce: impl Fn(&BatchOutcome) -> Vec<String>,
     ) -> Result<BatchOutcome> {
+        if let Some(outcome) = self
+            .write_changes_at_once(batch, channel, &announce)
+            .await?
+        {
+            return Ok(outcome);
+        }
         let writes = &batch.writes;
         let mut order: Vec<usize> = (0..writes.len()).collect();
         order.sort_by_key(|&index| writes[index].row.id);
@@ -257,6 +263,78 @@ impl Store {
         }
         tx.commit().await?;
         Ok(outcome)
+    }
+}
+
+/// The SQLSTATE `chess_commit_moves` raises when a game's version moved on.
+const VERSION_MOVED_ON: &str = "CS001";
+
+impl Store {
+    /// The common batch on Postgres in one round trip: changes to games in
+    /// play (moves, offers, endings without a reward to settle) and nothing
+    /// else, written by the `chess_commit_moves` function in one statement
+    /// (its own transaction) instead of six. `None`, with nothing written,
+    /// when the batch is not such a batch or a game's version moved on: the
+    /// caller then writes it statement by statement, which refuses that game
+    /// alone.
+    async fn write_changes_at_once(
+        &self,
+        batch: &Batch,
+        channel: &str,
+        announce: &impl Fn(&BatchOutcome) -> Vec<String>,
+    ) -> Result<Option<BatchOutcome>> {
+        let Backend::Postgres(pool) = &self.writer else {
+            return Ok(None);
+        };
+        let changes_only = batch.players.is_empty()
+            && batch.games.is_empty()
+            && batch.claims.is_empty()
+            && !batch.writes.is_empty()
+            && batch.writes.iter().all(|write| {
+                write.settle.is_none() && write.rematch.is_none() && write.keep_moves.is_none()
+            });
+        if !changes_only {
+            return Ok(None);
+        }
+        let mut writes: Vec<&GameWrite> = batch.writes.iter().collect();
+        writes.sort_by_key(|write| write.row.id);
+        let updates: Vec<GameUpdate<'_>> =
+            writes.iter().map(|write| GameUpdate::of(write)).collect();
+        let new_moves: Vec<MoveInsert<'_>> = writes
+            .iter()
+            .flat_map(|write| {
+                write
+                    .new_moves
+                    .iter()
+                    .map(|mv| MoveInsert::of(write.row.id, mv))
+            })
+            .collect();
+        // Every write lands or none does: announce them all.
+        let mut outcome = BatchOutcome {
+            claimed: Vec::new(),
+            writes: vec![WriteOutcome::Written { reward: None }; batch.writes.len()],
+            notices_sent: 0,
+        };
+        let notices = announce(&outcome);
+        let written = sqlx::query("select chess_commit_moves($1::json, $2::json, $3, $4::text[])")
+            .bind(to_json(&updates)?)
+            .bind(to_json(&new_moves)?)
+            .bind(channel)
+            .bind(&notices)
+            .execute(pool)
+            .await;
+        match written {
+            Ok(_) => {
+                outcome.notices_sent = notices.len();
+                Ok(Some(outcome))
+            }
+            Err(sqlx::Error::Database(error))
+                if error.code().as_deref() == Some(VERSION_MOVED_ON) =>
+            {
+                Ok(None)
+            }
+            Err(error) => Err(error.into()),
+        }
     }
 }
 

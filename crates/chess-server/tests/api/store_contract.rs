@@ -204,6 +204,89 @@ fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite
     }
 }
 
+/// The common batch, changes to games in play that all land (one statement
+/// on Postgres): every column of every game is stored, with its new moves,
+/// and the notices made of the outcome go out.
+async fn changes_batch_contract(backend: Backend) {
+    let Some((store, _db)) = fresh_store(backend).await else {
+        return;
+    };
+    let (white, black) = (player(), player());
+    store.insert_player(&white).await.expect("insert");
+    store.insert_player(&black).await.expect("insert");
+    let games: Vec<GameRow> = (0..2).map(|_| game(&white, &black)).collect();
+    for row in &games {
+        store.insert_game(row).await.expect("insert game");
+    }
+    let moved = GameRow {
+        version: 2,
+        state: r#"{"moved":true}"#.to_owned(),
+        updated_at: ms(40),
+        deadline_at: Some(ms(99)),
+        recent_events: r#"[{"version":1},{"version":2}]"#.to_owned(),
+        premove_nodes: ByColor {
+            white: None,
+            black: Some(Uuid::new_v4()),
+        },
+        ..games[0].clone()
+    };
+    // An ending with no reward to settle (the store is not asked to).
+    let ended = GameRow {
+        version: 1,
+        status: GameStage::Finished,
+        result: Some(r#"{"winner":"white","reason":"resign"}"#.to_owned()),
+        state: r#"{"ended":true}"#.to_owned(),
+        updated_at: ms(41),
+        premove_nodes: ByColor {
+            white: Some(Uuid::new_v4()),
+            black: Some(Uuid::new_v4()),
+        },
+        ..games[1].clone()
+    };
+    let announced = std::sync::Mutex::new(Vec::new());
+    let outcome = store
+        .write_batch(
+            &Batch::of_writes(vec![
+                write(&moved, 0, vec![move_row(0, "e2e4"), move_row(1, "e7e5")]),
+                write(&ended, 0, vec![]),
+            ]),
+            "chess_test",
+            |outcome| {
+                announced.lock().expect("lock").push(outcome.writes.len());
+                vec!["notice".to_owned()]
+            },
+        )
+        .await
+        .expect("the batch commits");
+    assert!(
+        outcome
+            .writes
+            .iter()
+            .all(|write| matches!(write, WriteOutcome::Written { reward: None }))
+    );
+    assert_eq!(
+        store.game(moved.id).await.expect("read"),
+        Some(moved.clone())
+    );
+    assert_eq!(
+        store.game(ended.id).await.expect("read"),
+        Some(ended.clone())
+    );
+    assert_eq!(
+        store.moves(moved.id).await.expect("moves"),
+        vec![move_row(0, "e2e4"), move_row(1, "e7e5")]
+    );
+    assert_eq!(store.moves(ended.id).await.expect("moves"), vec![]);
+    // Only Postgres has other nodes to tell.
+    let postgres = backend == Backend::Postgres;
+    assert_eq!(outcome.notices_sent, usize::from(postgres));
+    assert_eq!(
+        *announced.lock().expect("lock"),
+        if postgres { vec![2] } else { vec![] }
+    );
+    store.close().await;
+}
+
 /// Group commit: one game's lost compare-and-set refuses that game alone;
 /// a failing statement fails the whole batch and stores nothing.
 async fn batch_contract(backend: Backend) {
@@ -601,6 +684,16 @@ async fn setup_batch_contract_on_sqlite() {
 #[tokio::test]
 async fn setup_batch_contract_on_postgres() {
     setup_batch_contract(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn changes_batch_contract_on_sqlite() {
+    changes_batch_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn changes_batch_contract_on_postgres() {
+    changes_batch_contract(Backend::Postgres).await;
 }
 
 #[tokio::test]
