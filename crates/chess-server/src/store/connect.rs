@@ -47,8 +47,14 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         // An acknowledged move must survive the database server's power loss:
         // insist on synchronous commits even if the server's default says
         // otherwise (group commit makes that one WAL flush per batch).
-        let options =
-            PgConnectOptions::from_str(database_url)?.options([("synchronous_commit", "on")]);
+        // Statements are prepared once per connection, and a generic plan
+        // made while the games table was small (a new database) scans it
+        // whole, for every batch, long after it has grown: plan each
+        // execution for the table as it is (planning is cheap next to that).
+        let options = PgConnectOptions::from_str(database_url)?.options([
+            ("synchronous_commit", "on"),
+            ("plan_cache_mode", "force_custom_plan"),
+        ]);
         let pool = postgres_pool(16).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/postgres")
             .run(&pool)
