@@ -204,6 +204,21 @@ fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite
     }
 }
 
+/// Two new players and `count` games in play between them, all stored.
+async fn stored_games(
+    store: &chess_server::store::Store,
+    count: usize,
+) -> (PlayerRow, PlayerRow, Vec<GameRow>) {
+    let (white, black) = (player(), player());
+    store.insert_player(&white).await.expect("insert");
+    store.insert_player(&black).await.expect("insert");
+    let games: Vec<GameRow> = (0..count).map(|_| game(&white, &black)).collect();
+    for row in &games {
+        store.insert_game(row).await.expect("insert game");
+    }
+    (white, black, games)
+}
+
 /// The common batch, changes to games in play that all land (one statement
 /// on Postgres): every column of every game is stored, with its new moves,
 /// and the notices made of the outcome go out.
@@ -211,13 +226,7 @@ async fn changes_batch_contract(backend: Backend) {
     let Some((store, _db)) = fresh_store(backend).await else {
         return;
     };
-    let (white, black) = (player(), player());
-    store.insert_player(&white).await.expect("insert");
-    store.insert_player(&black).await.expect("insert");
-    let games: Vec<GameRow> = (0..2).map(|_| game(&white, &black)).collect();
-    for row in &games {
-        store.insert_game(row).await.expect("insert game");
-    }
+    let (_, _, games) = stored_games(&store, 2).await;
     let moved = GameRow {
         version: 2,
         state: r#"{"moved":true}"#.to_owned(),
@@ -293,13 +302,7 @@ async fn batch_contract(backend: Backend) {
     let Some((store, _db)) = fresh_store(backend).await else {
         return;
     };
-    let (white, black) = (player(), player());
-    store.insert_player(&white).await.expect("insert");
-    store.insert_player(&black).await.expect("insert");
-    let games: Vec<GameRow> = (0..3).map(|_| game(&white, &black)).collect();
-    for row in &games {
-        store.insert_game(row).await.expect("insert game");
-    }
+    let (white, black, games) = stored_games(&store, 3).await;
     let mut next: Vec<GameRow> = games
         .iter()
         .map(|row| GameRow {
