@@ -132,6 +132,23 @@ commit_totals() {
         /^chess_commit_batch_seconds_sum/ { seconds = $2 }
         END { print count + 0, moves + 0, seconds + 0 }'
 }
+# "p50 <= A, p99 <= B" of the Prometheus histogram NAME in the text on stdin
+# (bucket bounds, so at most).
+quantiles() {
+    awk -v name="$1" '
+        index($0, name "_bucket{") == 1 {
+            match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5)
+            n++; bound[n] = le; count[n] = $2 }
+        index($0, name "_count ") == 1 { total = $2 }
+        END {
+            if (total == 0) { print "none"; exit }
+            for (q = 1; q <= 2; q++) {
+                want = (q == 1 ? 0.5 : 0.99) * total
+                for (k = 1; k < n && count[k] < want; k++) {}
+                shown[q] = (bound[k] == "+Inf" ? "+Inf" : sprintf("%g ms", bound[k] * 1000))
+            }
+            printf "p50 <= %s, p99 <= %s", shown[1], shown[2] }'
+}
 commits_before=()
 for metrics_port in "${metrics_ports[@]}"; do
     commits_before+=("$(commit_totals "$metrics_port")")
@@ -166,6 +183,13 @@ for i in "${!measured_pids[@]}"; do
         -v s0="$seconds0" -v s1="$seconds1" 'BEGIN {
         if (c1 > c0) printf "measure: node %d committed %d transactions, %.1f moves and %.2f ms each\n",
             node, c1 - c0, (m1 - m0) / (c1 - c0), (s1 - s0) * 1000 / (c1 - c0) }'
+    # The node's own view (the whole run): an ack's time from the move's
+    # arrival on its socket, commit included (what the load tool sees beyond
+    # it is spent in the kernel, in the runtime's queue before the socket
+    # task reads, and in the load tool itself), and a transaction's.
+    scrape=$(curl -sf "http://127.0.0.1:${metrics_ports[i]}/metrics")
+    echo "measure: node $((i + 1)) acks $(quantiles chess_move_ack_seconds <<<"$scrape")," \
+        "transactions $(quantiles chess_commit_batch_seconds <<<"$scrape")"
     if [[ $nodes -gt 1 ]]; then
         # How the node caught up with the others' changes (the whole run).
         curl -sf "http://127.0.0.1:${metrics_ports[i]}/metrics" | awk -v node=$((i + 1)) '
