@@ -186,17 +186,23 @@ impl Store {
                 written[index] = write_with_rematch(&mut tx, &writes[index], rematch).await?;
             }
         }
-        let bulk: Vec<GameUpdate<'_>> = order
+        let mut bulk: Vec<GameUpdate<'_>> = order
             .iter()
             .map(|&index| &writes[index])
             .filter(|write| write.rematch.is_none())
             .map(GameUpdate::of)
             .collect();
-        if !bulk.is_empty() {
-            let bulk = to_json(&bulk)?;
+        for update in [sql.update_play, Some(sql.update_games)]
+            .into_iter()
+            .flatten()
+        {
+            if bulk.is_empty() {
+                break;
+            }
+            let json = to_json(&bulk)?;
             let updated: Vec<String> = with_conn!(tx, conn => {
-                let rows = sqlx::query(sql.update_games)
-                    .bind(bulk.as_str())
+                let rows = sqlx::query(update)
+                    .bind(json.as_str())
                     .fetch_all(&mut *conn)
                     .await?;
                 rows.iter()
@@ -210,6 +216,13 @@ impl Store {
                     written[order[at]] = true;
                 }
             }
+            // What the plain update left (seats, status, result or rematch
+            // changed, or a lost compare-and-set) goes to the full one.
+            bulk.retain(|update| {
+                order
+                    .binary_search_by_key(&update.id, |&index| writes[index].row.id)
+                    .is_ok_and(|at| !written[order[at]])
+            });
         }
 
         let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
@@ -394,6 +407,14 @@ fn to_json(value: &impl Serialize) -> Result<String> {
 /// The statements of a batch in one dialect: the same work, but SQLite reads
 /// the JSON with `json_each` and Postgres with `json_to_recordset`.
 struct BulkSql {
+    /// Compare-and-set of the games whose seats, status, result and rematch
+    /// stay as stored (a move, an offer): writes only what such a change
+    /// changes, so that SQLite leaves the indexes on those columns alone (it
+    /// rewrites an index entry whenever its column is assigned, even to the
+    /// same value). Returns the ids it updated; the rest go to
+    /// `update_games`. `None` on Postgres, whose updates write every index
+    /// entry anyway (no update of a game is HOT: its deadline is indexed).
+    update_play: Option<&'static str>,
     /// Compare-and-set of many games; returns the ids it updated.
     update_games: &'static str,
     /// Inserts many moves.
@@ -401,6 +422,17 @@ struct BulkSql {
 }
 
 const SQLITE: BulkSql = BulkSql {
+    update_play: Some(
+        "update games set state = w.value ->> 'state', version = w.value ->> 'version', \
+        updated_at = w.value ->> 'updated_at', deadline_at = w.value ->> 'deadline_at', \
+        recent_events = w.value ->> 'recent_events', premove_nodes = w.value ->> 'premove_nodes' \
+        from json_each($1) as w \
+        where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' \
+        and games.status = w.value ->> 'status' \
+        and games.white_id is w.value ->> 'white_id' and games.black_id is w.value ->> 'black_id' \
+        and games.result is w.value ->> 'result' and games.rematch_id is w.value ->> 'rematch_id' \
+        returning games.id",
+    ),
     update_games: "update games set white_id = w.value ->> 'white_id', \
         black_id = w.value ->> 'black_id', status = w.value ->> 'status', \
         result = w.value ->> 'result', state = w.value ->> 'state', \
@@ -416,6 +448,7 @@ const SQLITE: BulkSql = BulkSql {
 };
 
 const POSTGRES: BulkSql = BulkSql {
+    update_play: None,
     update_games: "update games set white_id = w.white_id, black_id = w.black_id, \
         status = w.status, result = w.result, state = w.state, version = w.version, \
         rematch_id = w.rematch_id, updated_at = w.updated_at, deadline_at = w.deadline_at, \
