@@ -34,7 +34,9 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         }
         let pool = sqlite_pool(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
-        let writer = sqlite_pool(1).connect_with(options).await?;
+        let writer = sqlite_pool(1)
+            .connect_with(options.pragma("cache_size", WRITER_CACHE_SIZE))
+            .await?;
         Ok(Store {
             pool: Backend::Sqlite(pool),
             writer: Backend::Sqlite(writer),
@@ -71,6 +73,13 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))
     }
 }
+
+/// The SQLite writer's page cache, in KiB when negative (SQLite's default is
+/// 2 MiB). Each batch touches a few pages per game in play (its row, its
+/// index entries, its moves); with thousands of games those pages fall out
+/// of a small cache between two moves of the same game and are read back
+/// from the file every time.
+const WRITER_CACHE_SIZE: &str = "-32768";
 
 /// How long an SQLite connection waits for another one's write lock before
 /// its statement fails with `SQLITE_BUSY`.
