@@ -9,8 +9,10 @@
 //! of the batch commits.
 //!
 //! Every game's compare-and-set and every new move go to the database as one
-//! JSON parameter of one statement each: a batch costs the same few round
-//! trips whatever its size (each statement is a round trip to sqlx's SQLite
+//! JSON parameter of one statement each (on SQLite, the games' changes go
+//! through two: a plain update for moves and offers, then the full one for
+//! the rest; see [`BulkSql`]): a batch costs the same few round trips
+//! whatever its size (each statement is a round trip to sqlx's SQLite
 //! worker thread), and the statement texts never change (prepared once per
 //! connection).
 
