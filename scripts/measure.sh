@@ -124,9 +124,13 @@ storage_writes() {
         awk '/^write_bytes/ { print $2 }' "/proc/$pid/io"
     done | paste -sd' '
 }
-# The group commits' totals from a node's /metrics: "transactions moves seconds".
+# The text of the /metrics of the node whose metrics port is $1.
+metrics_of() {
+    curl -sf "http://127.0.0.1:$1/metrics"
+}
+# The group commits' totals in the /metrics text on stdin: "transactions moves seconds".
 commit_totals() {
-    curl -sf "http://127.0.0.1:$1/metrics" | awk '
+    awk '
         /^chess_commit_batch_moves_count/ { count = $2 }
         /^chess_commit_batch_moves_sum/ { moves = $2 }
         /^chess_commit_batch_seconds_sum/ { seconds = $2 }
@@ -151,7 +155,7 @@ quantiles() {
 }
 commits_before=()
 for metrics_port in "${metrics_ports[@]}"; do
-    commits_before+=("$(commit_totals "$metrics_port")")
+    commits_before+=("$(metrics_of "$metrics_port" | commit_totals)")
 done
 writes_before=$(storage_writes)
 loads=${LOADS:-1}
@@ -178,7 +182,8 @@ for i in "${!measured_pids[@]}"; do
     # What the node's writer did meanwhile: its transactions, the moves in
     # each and the time each took, the commit's sync included.
     read -r count0 moves0 seconds0 <<<"${commits_before[i]}"
-    read -r count1 moves1 seconds1 <<<"$(commit_totals "${metrics_ports[i]}")"
+    scrape=$(metrics_of "${metrics_ports[i]}")
+    read -r count1 moves1 seconds1 <<<"$(commit_totals <<<"$scrape")"
     awk -v node=$((i + 1)) -v c0="$count0" -v c1="$count1" -v m0="$moves0" -v m1="$moves1" \
         -v s0="$seconds0" -v s1="$seconds1" 'BEGIN {
         if (c1 > c0) printf "measure: node %d committed %d transactions, %.1f moves and %.2f ms each\n",
@@ -187,7 +192,6 @@ for i in "${!measured_pids[@]}"; do
     # arrival on its socket, commit included (what the load tool sees beyond
     # it is spent in the kernel, in the runtime's queue before the socket
     # task reads, and in the load tool itself), and a transaction's.
-    scrape=$(curl -sf "http://127.0.0.1:${metrics_ports[i]}/metrics")
     echo "measure: node $((i + 1)) acks $(quantiles chess_move_ack_seconds <<<"$scrape")," \
         "transactions $(quantiles chess_commit_batch_seconds <<<"$scrape")"
     if [[ $nodes -gt 1 ]]; then
