@@ -39,6 +39,10 @@ pub struct SocketLimits {
 /// second of cadence is 20,000 frames each way.
 const PING_AT_MOST_EVERY: Duration = Duration::from_secs(2);
 
+/// The oldest round-trip sample a connection that is heard from anyway may
+/// keep before it is pinged again: premoves are charged with it.
+const RTT_REFRESH: Duration = Duration::from_secs(10);
+
 /// Close code of a socket whose account session ended (signed out, password
 /// changed, expired): it no longer speaks for the account (`docs/protocol.md`).
 pub(crate) const CLOSE_SESSION_ENDED: u16 = 4001;
@@ -66,6 +70,19 @@ pub(crate) fn close_frame(code: u16, reason: &'static str) -> Message {
 /// least three times before it could be taken as silent.
 fn ping_every(silence_timeout: Duration) -> Duration {
     (silence_timeout / 3).clamp(Duration::from_millis(100), PING_AT_MOST_EVERY)
+}
+
+/// Whether a tick of the ping cadence `every` sends a ping. A client heard
+/// from since the last tick (a message, a pong) is known to be alive, and
+/// needs one only when its round-trip sample is missing or older than
+/// [`RTT_REFRESH`]. Pings were two thirds of all frames at 20,000 sockets
+/// of players thinking 1–3 s; this halves them or better
+/// (docs/performance.md, "Ninth pass"), and a silent connection is still
+/// pinged on every tick.
+fn ping_due(heard_ago: Duration, rtt_sampled_ago: Option<Duration>, every: Duration) -> bool {
+    let heard_lately = heard_ago < every;
+    let rtt_fresh = rtt_sampled_ago.is_some_and(|ago| ago < RTT_REFRESH);
+    !(heard_lately && rtt_fresh)
 }
 
 /// A token bucket: `burst` messages at once, refilled at `rate` per second.
@@ -120,6 +137,8 @@ struct Connection {
     sent_version: u64,
     /// Smoothed round-trip time from Ping/Pong frames.
     rtt_ms: Option<u64>,
+    /// When the last round-trip sample arrived.
+    rtt_sampled: Option<Instant>,
     ping_sent: Option<Instant>,
     /// When the client last sent anything.
     last_heard: Instant,
@@ -149,6 +168,7 @@ pub async fn serve(
         rate: RateLimit::new(limits),
         sent_version: 0,
         rtt_ms: None,
+        rtt_sampled: None,
         ping_sent: None,
         last_heard: Instant::now(),
     };
@@ -196,7 +216,8 @@ impl Connection {
         mut session_ends: SessionEnds,
     ) -> SocketClose {
         let mut shutdown = self.hub.shutdown_signal();
-        let mut ping = tokio::time::interval(ping_every(self.limits.silence_timeout));
+        let every = ping_every(self.limits.silence_timeout);
+        let mut ping = tokio::time::interval(every);
         // Silence is counted from when the connection starts reading.
         self.last_heard = Instant::now();
         loop {
@@ -238,9 +259,12 @@ impl Connection {
                         let _ = tokio::time::timeout(SILENT_CLOSE_WAIT, close).await;
                         return SocketClose::Silent;
                     }
-                    self.ping_sent = Some(Instant::now());
-                    if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
-                        return SocketClose::Error;
+                    let rtt_sampled_ago = self.rtt_sampled.map(|at| at.elapsed());
+                    if ping_due(self.last_heard.elapsed(), rtt_sampled_ago, every) {
+                        self.ping_sent = Some(Instant::now());
+                        if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                            return SocketClose::Error;
+                        }
                     }
                 }
                 () = &mut session_ends => {
@@ -305,6 +329,7 @@ impl Connection {
                         Some(previous) => (previous * 3 + sample) / 4,
                         None => sample,
                     });
+                    self.rtt_sampled = Some(Instant::now());
                 }
                 true
             }
@@ -539,5 +564,20 @@ mod tests {
             Duration::from_millis(100)
         );
         assert_eq!(ping_every(Duration::from_secs(120)), PING_AT_MOST_EVERY);
+    }
+
+    #[test]
+    fn a_client_heard_from_since_the_last_tick_is_pinged_only_for_a_stale_round_trip() {
+        let every = Duration::from_millis(1_666);
+        let fresh = Some(Duration::from_secs(3));
+        let stale = Some(RTT_REFRESH + Duration::from_millis(1));
+        // Heard from lately, round trip fresh: no ping needed.
+        assert!(!ping_due(Duration::from_millis(400), fresh, every));
+        // Nothing heard since the last tick: pinged, however fresh the sample.
+        assert!(ping_due(every, fresh, every));
+        assert!(ping_due(Duration::from_secs(4), fresh, every));
+        // Heard from, but no sample yet or an old one: pinged for the round trip.
+        assert!(ping_due(Duration::from_millis(400), None, every));
+        assert!(ping_due(Duration::from_millis(400), stale, every));
     }
 }
