@@ -8,13 +8,14 @@
 //! node moved on is answered [`WriteOutcome::Conflict`] alone, and the rest
 //! of the batch commits.
 //!
-//! Every game's compare-and-set and every new move go to the database as one
-//! JSON parameter of one statement each (on SQLite, the games' changes go
-//! through two: a plain update for moves and offers, then the full one for
-//! the rest; see [`BulkSql`]): a batch costs the same few round trips
-//! whatever its size (each statement is a round trip to sqlx's SQLite
-//! worker thread), and the statement texts never change (prepared once per
-//! connection).
+//! Every game's compare-and-set and every new move go to the database in one
+//! statement each (on SQLite, the games' changes go through two: a plain
+//! update for moves and offers, then the full one for the rest; see
+//! [`BulkSql`]): SQLite reads the rows from one JSON parameter, Postgres
+//! from one array per column ([`GameColumns`], [`MoveColumns`]). A batch
+//! costs the same few round trips whatever its size (each statement is a
+//! round trip to sqlx's SQLite worker thread), and the statement texts never
+//! change (prepared once per connection).
 
 use chess_game::GameResult;
 use serde::Serialize;
@@ -201,17 +202,7 @@ impl Store {
             if bulk.is_empty() {
                 break;
             }
-            let json = to_json(&bulk)?;
-            let updated: Vec<String> = with_conn!(tx, conn => {
-                let rows = sqlx::query(update)
-                    .bind(json.as_str())
-                    .fetch_all(&mut *conn)
-                    .await?;
-                rows.iter()
-                    .map(|row| row.try_get(0))
-                    .collect::<std::result::Result<_, _>>()?
-            });
-            for id in updated {
+            for id in update_games(&mut tx, update, &bulk).await? {
                 let id = Uuid::parse_str(&id)
                     .map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))?;
                 if let Ok(at) = order.binary_search_by_key(&id, |&index| writes[index].row.id) {
@@ -258,13 +249,20 @@ impl Store {
             outcomes[index] = WriteOutcome::Written { reward };
         }
         if !new_moves.is_empty() {
-            let json = to_json(&new_moves)?;
-            with_conn!(tx, conn => {
-                sqlx::query(sql.insert_moves)
-                    .bind(json.as_str())
-                    .execute(&mut *conn)
-                    .await?;
-            });
+            match tx.backend() {
+                Backend::Sqlite(tx) => {
+                    sqlx::query(sql.insert_moves)
+                        .bind(to_json(&new_moves)?)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                Backend::Postgres(tx) => {
+                    MoveColumns::of(&new_moves)
+                        .bind(sqlx::query(sql.insert_moves))
+                        .execute(&mut **tx)
+                        .await?;
+                }
+            }
         }
         let mut outcome = BatchOutcome {
             claimed,
@@ -331,9 +329,13 @@ impl Store {
             notices_sent: 0,
         };
         let notices = announce(&outcome);
-        let written = sqlx::query("select chess_commit_moves($1::json, $2::json, $3, $4::text[])")
-            .bind(to_json(&updates)?)
-            .bind(to_json(&new_moves)?)
+        let call = sqlx::query(
+            "select chess_commit_moves($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+            $14, $15, $16, $17, $18, $19, $20, $21, $22)",
+        );
+        let call = GameColumns::of(&updates).bind(call);
+        let written = MoveColumns::of(&new_moves)
+            .bind(call)
             .bind(channel)
             .bind(&notices)
             .execute(pool)
@@ -407,7 +409,8 @@ fn to_json(value: &impl Serialize) -> Result<String> {
 }
 
 /// The statements of a batch in one dialect: the same work, but SQLite reads
-/// the JSON with `json_each` and Postgres with `json_to_recordset`.
+/// the rows from a JSON array with `json_each`, Postgres from one array per
+/// column with `unnest` (bound by [`GameColumns`] and [`MoveColumns`]).
 struct BulkSql {
     /// Compare-and-set of the games whose seats, status, result and rematch
     /// stay as stored (a move, an offer): writes only what such a change
@@ -455,18 +458,157 @@ const POSTGRES: BulkSql = BulkSql {
         status = w.status, result = w.result, state = w.state, version = w.version, \
         rematch_id = w.rematch_id, updated_at = w.updated_at, deadline_at = w.deadline_at, \
         recent_events = w.recent_events, premove_nodes = w.premove_nodes \
-        from json_to_recordset($1::json) as w(id text, expected bigint, white_id text, \
-        black_id text, status text, result text, state text, version bigint, rematch_id text, \
-        updated_at bigint, deadline_at bigint, recent_events text, premove_nodes text) \
+        from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], \
+        $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::text[], \
+        $13::text[]) as w(id, expected, white_id, black_id, status, result, state, version, \
+        rematch_id, updated_at, deadline_at, recent_events, premove_nodes) \
         where games.id = w.id and games.version = w.expected \
         returning games.id",
     insert_moves: "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-        select game_id, ply, uci, san, clock_ms, played_at, record \
-        from json_to_recordset($1::json) as m(game_id text, ply bigint, uci text, san text, \
-        clock_ms bigint, played_at bigint, record text)",
+        select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], \
+        $6::bigint[], $7::text[])",
 };
 
-/// One game's compare-and-set, as an element of a batch's JSON.
+/// Runs `sql`, one of a [`BulkSql`]'s compare-and-sets, on `updates`;
+/// returns the ids of the games it updated.
+async fn update_games(
+    tx: &mut Transaction,
+    sql: &'static str,
+    updates: &[GameUpdate<'_>],
+) -> Result<Vec<String>> {
+    let ids = match tx.backend() {
+        Backend::Sqlite(tx) => sqlx::query(sql)
+            .bind(to_json(&updates)?)
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<std::result::Result<_, _>>()?,
+        Backend::Postgres(tx) => GameColumns::of(updates)
+            .bind(sqlx::query(sql))
+            .fetch_all(&mut **tx)
+            .await?
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<std::result::Result<_, _>>()?,
+    };
+    Ok(ids)
+}
+
+/// A statement for Postgres, its parameters bound so far.
+type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
+
+/// Game updates as one Postgres array per column, in [`GameUpdate`]'s
+/// order: bound in Postgres's binary format, so neither the node writes
+/// JSON nor the database parses it (parsing the batch's JSON, with every
+/// game's state and events escaped inside it, was 7% of the machine's CPU
+/// in the 1–3 s thinking row: docs/performance.md, "Ninth pass").
+#[derive(Default)]
+struct GameColumns<'a> {
+    id: Vec<String>,
+    expected: Vec<i64>,
+    white_id: Vec<Option<String>>,
+    black_id: Vec<Option<String>>,
+    status: Vec<&'static str>,
+    result: Vec<Option<&'a str>>,
+    state: Vec<&'a str>,
+    version: Vec<i64>,
+    rematch_id: Vec<Option<String>>,
+    updated_at: Vec<i64>,
+    deadline_at: Vec<Option<i64>>,
+    recent_events: Vec<&'a str>,
+    premove_nodes: Vec<Option<String>>,
+}
+
+impl<'a> GameColumns<'a> {
+    fn of(updates: &[GameUpdate<'a>]) -> GameColumns<'a> {
+        let mut columns = GameColumns::default();
+        for update in updates {
+            columns.id.push(update.id.to_string());
+            columns.expected.push(update.expected);
+            columns
+                .white_id
+                .push(update.white_id.map(|id| id.to_string()));
+            columns
+                .black_id
+                .push(update.black_id.map(|id| id.to_string()));
+            columns.status.push(update.status);
+            columns.result.push(update.result);
+            columns.state.push(update.state);
+            columns.version.push(update.version);
+            columns
+                .rematch_id
+                .push(update.rematch_id.map(|id| id.to_string()));
+            columns.updated_at.push(update.updated_at);
+            columns.deadline_at.push(update.deadline_at);
+            columns.recent_events.push(update.recent_events);
+            columns.premove_nodes.push(update.premove_nodes.clone());
+        }
+        columns
+    }
+
+    /// Binds the thirteen columns as the next parameters of `query`.
+    fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
+        query
+            .bind(self.id)
+            .bind(self.expected)
+            .bind(self.white_id)
+            .bind(self.black_id)
+            .bind(self.status)
+            .bind(self.result)
+            .bind(self.state)
+            .bind(self.version)
+            .bind(self.rematch_id)
+            .bind(self.updated_at)
+            .bind(self.deadline_at)
+            .bind(self.recent_events)
+            .bind(self.premove_nodes)
+    }
+}
+
+/// New moves as one Postgres array per column, in [`MoveInsert`]'s order
+/// (see [`GameColumns`]).
+#[derive(Default)]
+struct MoveColumns<'a> {
+    game_id: Vec<String>,
+    ply: Vec<i64>,
+    uci: Vec<&'a str>,
+    san: Vec<&'a str>,
+    clock_ms: Vec<Option<i64>>,
+    played_at: Vec<i64>,
+    record: Vec<&'a str>,
+}
+
+impl<'a> MoveColumns<'a> {
+    fn of(moves: &[MoveInsert<'a>]) -> MoveColumns<'a> {
+        let mut columns = MoveColumns::default();
+        for mv in moves {
+            columns.game_id.push(mv.game_id.to_string());
+            columns.ply.push(mv.ply);
+            columns.uci.push(mv.uci);
+            columns.san.push(mv.san);
+            columns.clock_ms.push(mv.clock_ms);
+            columns.played_at.push(mv.played_at);
+            columns.record.push(mv.record);
+        }
+        columns
+    }
+
+    /// Binds the seven columns as the next parameters of `query`.
+    fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
+        query
+            .bind(self.game_id)
+            .bind(self.ply)
+            .bind(self.uci)
+            .bind(self.san)
+            .bind(self.clock_ms)
+            .bind(self.played_at)
+            .bind(self.record)
+    }
+}
+
+/// One game's compare-and-set: an element of a batch's JSON on SQLite, a
+/// row of its [`GameColumns`] on Postgres.
 #[derive(Serialize)]
 struct GameUpdate<'a> {
     id: Uuid,
@@ -505,7 +647,8 @@ impl<'a> GameUpdate<'a> {
     }
 }
 
-/// One new move, as an element of a batch's JSON.
+/// One new move: an element of a batch's JSON on SQLite, a row of its
+/// [`MoveColumns`] on Postgres.
 #[derive(Serialize)]
 struct MoveInsert<'a> {
     game_id: Uuid,
