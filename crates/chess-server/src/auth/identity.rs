@@ -5,6 +5,7 @@
 //! never pass as an account. The algorithm is pinned: a token claiming any
 //! other algorithm (including `none`) is refused.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::FromRequestParts;
@@ -73,9 +74,15 @@ impl From<IdentityError> for ApiError {
     }
 }
 
-/// Signs and verifies guest tokens.
+/// Signs and verifies guest tokens. Clones share one set of keys: the
+/// state of every request holds this, and copying the keys with their
+/// `Validation` (three hash sets) on each request was 2% of the server's
+/// CPU at 1,000 games flat out (docs/performance.md, "Ninth pass").
 #[derive(Clone)]
-pub struct GuestTokens {
+pub struct GuestTokens(Arc<GuestKeys>);
+
+#[derive(Clone)]
+struct GuestKeys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
@@ -100,20 +107,21 @@ impl GuestTokens {
         validation.set_issuer(&[ISSUER]);
         validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
         validation.leeway = 0;
-        Ok(GuestTokens {
+        Ok(GuestTokens(Arc::new(GuestKeys {
             encoding: EncodingKey::from_secret(secret.expose())?,
             decoding: DecodingKey::from_secret(secret.expose())?,
             validation,
             secure_cookies: false,
-        })
+        })))
     }
 
     /// The same keys, with `Secure` cookies when `secure` (the server is
     /// reached over HTTPS: the cookie must never travel in clear text).
     #[must_use]
-    pub fn with_secure_cookies(mut self, secure: bool) -> GuestTokens {
-        self.secure_cookies = secure;
-        self
+    pub fn with_secure_cookies(self, secure: bool) -> GuestTokens {
+        let mut keys = Arc::unwrap_or_clone(self.0);
+        keys.secure_cookies = secure;
+        GuestTokens(Arc::new(keys))
     }
 
     /// A signed token for `identity`.
@@ -133,7 +141,7 @@ impl GuestTokens {
             iat: now,
             exp: now + GUEST_LIFETIME.as_secs(),
         };
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)
     }
 
     /// The identity in `token`, if it verifies.
@@ -141,7 +149,7 @@ impl GuestTokens {
     /// # Errors
     /// [`IdentityError::Invalid`] for anything that does not verify.
     pub fn verify(&self, token: &str) -> Result<Identity, IdentityError> {
-        let data = jsonwebtoken::decode::<GuestClaims>(token, &self.decoding, &self.validation)
+        let data = jsonwebtoken::decode::<GuestClaims>(token, &self.0.decoding, &self.0.validation)
             .map_err(|_| IdentityError::Invalid)?;
         let id = Uuid::parse_str(&data.claims.sub).map_err(|_| IdentityError::Invalid)?;
         Ok(Identity {
@@ -171,7 +179,11 @@ impl GuestTokens {
     }
 
     fn cookie_header(&self, token: &str, max_age_secs: u64) -> HeaderValue {
-        let secure = if self.secure_cookies { "; Secure" } else { "" };
+        let secure = if self.0.secure_cookies {
+            "; Secure"
+        } else {
+            ""
+        };
         let value = format!(
             "{GUEST_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
         );
