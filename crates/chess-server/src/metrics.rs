@@ -26,7 +26,7 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::store::StoreError;
+use crate::store::{BatchPath, StoreError};
 
 /// The exposition's media type: Prometheus parses OpenMetrics text (counter
 /// families without their `_total` suffix, a final `# EOF`).
@@ -45,6 +45,7 @@ struct Inner {
     ack_latency: Histogram,
     batch_moves: Histogram,
     batch_duration: Histogram,
+    batch_paths: Family<BatchPathLabels, Counter>,
     live_games: Gauge,
     game_sockets: Gauge,
     lobby_sockets: Gauge,
@@ -117,6 +118,12 @@ struct RemoteChangeLabels {
     how: &'static str,
 }
 
+/// The label of `chess_commit_batches_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BatchPathLabels {
+    path: &'static str,
+}
+
 /// The label of `chess_store_errors_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StoreErrorLabels {
@@ -145,6 +152,7 @@ impl Metrics {
             ack_latency,
             batch_moves,
             batch_duration,
+            batch_paths: Family::default(),
             live_games: Gauge::default(),
             game_sockets: Gauge::default(),
             lobby_sockets: Gauge::default(),
@@ -174,6 +182,12 @@ impl Metrics {
             "commit_batch_seconds",
             "Duration of one group-commit transaction",
             inner.batch_duration.clone(),
+        );
+        registry.register(
+            "commit_batches",
+            "Group-commit transactions, by how they were written: in one statement \
+             (Postgres's chess_commit_batch) or statement by statement",
+            inner.batch_paths.clone(),
         );
         registry.register(
             "live_games",
@@ -221,6 +235,11 @@ impl Metrics {
         for kind in STORE_ERROR_KINDS {
             let _ = inner.store_errors.get_or_create(&StoreErrorLabels { kind });
         }
+        for path in [BatchPath::Statements, BatchPath::OneStatement] {
+            let _ = inner
+                .batch_paths
+                .get_or_create(&BatchPathLabels { path: path.label() });
+        }
         for how in ["followed", "reread"] {
             let _ = inner
                 .remote_changes
@@ -243,10 +262,14 @@ impl Metrics {
     }
 
     /// One transaction of the group-commit writer: `moves` moves committed
-    /// together in `duration`.
-    pub fn batch_committed(&self, moves: usize, duration: Duration) {
+    /// together in `duration`, written the way `path` says.
+    pub fn batch_committed(&self, moves: usize, duration: Duration, path: BatchPath) {
         self.inner.batch_moves.observe(moves as f64);
         self.inner.batch_duration.observe(duration.as_secs_f64());
+        self.inner
+            .batch_paths
+            .get_or_create(&BatchPathLabels { path: path.label() })
+            .inc();
     }
 
     /// The number of games loaded in memory now.
@@ -436,12 +459,20 @@ mod tests {
     }
 
     #[test]
-    fn batches_record_their_size_and_duration() {
+    fn batches_record_their_size_duration_and_path() {
         let metrics = Metrics::new();
-        metrics.batch_committed(50, Duration::from_millis(2));
+        metrics.batch_committed(50, Duration::from_millis(2), BatchPath::OneStatement);
         let text = metrics.encode();
         assert_eq!(sample(&text, "chess_commit_batch_moves_sum"), Some(50.0));
         assert_eq!(sample(&text, "chess_commit_batch_seconds_count"), Some(1.0));
+        assert_eq!(
+            sample(&text, "chess_commit_batches_total{path=\"one_statement\"}"),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, "chess_commit_batches_total{path=\"statements\"}"),
+            Some(0.0)
+        );
     }
 
     #[tokio::test]

@@ -376,7 +376,7 @@ impl Batcher {
         {
             Ok(outcome) => {
                 self.metrics
-                    .batch_committed(batch.writes.len(), started.elapsed());
+                    .batch_committed(batch.writes.len(), started.elapsed(), outcome.path);
                 self.metrics
                     .notifications_sent(u64::try_from(outcome.notices_sent).unwrap_or(u64::MAX));
                 replies.committed(outcome);

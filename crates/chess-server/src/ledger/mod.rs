@@ -20,7 +20,7 @@
 mod day;
 
 use chess_game::{EndReason, GameResult};
-use chess_rules::ByColor;
+use chess_rules::{ByColor, Color};
 use uuid::Uuid;
 
 pub use day::{BadDay, UtcDay};
@@ -47,17 +47,25 @@ pub enum SeatHolder {
 /// a timeout against bare material), aborts, games with a guest or the
 /// computer, and games of one account against itself pay nothing.
 pub fn reward_winner(result: &GameResult, seats: ByColor<SeatHolder>) -> Option<Uuid> {
-    let decisive = matches!(
-        result.reason,
-        EndReason::Checkmate | EndReason::Resignation | EndReason::Timeout
-    );
-    let winner = result.winner.filter(|_| decisive)?;
+    let winner = rewarded_color(result)?;
     match (*seats.get(winner), *seats.get(winner.other())) {
         (SeatHolder::Account(paid), SeatHolder::Account(opponent)) if paid != opponent => {
             Some(paid)
         }
         _ => None,
     }
+}
+
+/// The colour a finished game pays if two different accounts held its
+/// seats: the winner of a checkmate, resignation or timeout. Any other
+/// ending pays nothing whoever played it (`store::batch` writes those
+/// without asking the ledger).
+pub fn rewarded_color(result: &GameResult) -> Option<Color> {
+    let decisive = matches!(
+        result.reason,
+        EndReason::Checkmate | EndReason::Resignation | EndReason::Timeout
+    );
+    result.winner.filter(|_| decisive)
 }
 
 /// Whether an entry paid or hit the cap.

@@ -16,6 +16,12 @@
 //! costs the same few round trips whatever its size (each statement is a
 //! round trip to sqlx's SQLite worker thread), and the statement texts never
 //! change (prepared once per connection).
+//!
+//! On Postgres the whole batch is usually one call of the
+//! `chess_commit_batch` function ([`Store::write_at_once`]): one round trip
+//! for its players, games, seats taken, changes and moves. The rare batch it
+//! does not take (a take-back, a rematch, an account's win to pay, a game
+//! another node moved on) goes statement by statement.
 
 use chess_game::GameResult;
 use serde::Serialize;
@@ -25,7 +31,7 @@ use uuid::Uuid;
 
 use super::{Backend, GameRow, MoveRow, PlayerRow, Result, Store, StoreError, Transaction};
 use crate::clock::UnixMs;
-use crate::ledger::Recorded;
+use crate::ledger::{Recorded, rewarded_color};
 
 /// One game's change, written as a compare-and-set on `expected_version`.
 #[derive(Clone, Debug)]
@@ -113,6 +119,30 @@ pub struct BatchOutcome {
     pub writes: Vec<WriteOutcome>,
     /// How many notices the batch sent.
     pub notices_sent: usize,
+    /// How the batch was written.
+    pub path: BatchPath,
+}
+
+/// How a batch was written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BatchPath {
+    /// Statement by statement: every batch on SQLite; on Postgres, a batch
+    /// with a take-back, a rematch, an ending that may pay a reward or a
+    /// game whose version moved on.
+    #[default]
+    Statements,
+    /// In one statement, the `chess_commit_batch` function (Postgres).
+    OneStatement,
+}
+
+impl BatchPath {
+    /// The label of `chess_commit_batches_total`.
+    pub fn label(self) -> &'static str {
+        match self {
+            BatchPath::Statements => "statements",
+            BatchPath::OneStatement => "one_statement",
+        }
+    }
 }
 
 /// What became of one write of a batch that committed.
@@ -145,10 +175,7 @@ impl Store {
         channel: &str,
         announce: impl Fn(&BatchOutcome) -> Vec<String>,
     ) -> Result<BatchOutcome> {
-        if let Some(outcome) = self
-            .write_changes_at_once(batch, channel, &announce)
-            .await?
-        {
+        if let Some(outcome) = self.write_at_once(batch, channel, &announce).await? {
             return Ok(outcome);
         }
         let writes = &batch.writes;
@@ -268,6 +295,7 @@ impl Store {
             claimed,
             writes: outcomes,
             notices_sent: 0,
+            path: BatchPath::Statements,
         };
         if self.is_postgres() {
             let notices = announce(&outcome);
@@ -279,18 +307,31 @@ impl Store {
     }
 }
 
-/// The SQLSTATE `chess_commit_moves` raises when a game's version moved on.
+/// The SQLSTATE `chess_commit_batch` raises when a game's version moved on.
 const VERSION_MOVED_ON: &str = "CS001";
+/// The SQLSTATE `chess_commit_batch` raises when an ending's winner is an
+/// account: the reward ledger settles it statement by statement.
+const REWARD_TO_SETTLE: &str = "CS002";
+
+/// The call of `chess_commit_batch`, with its 51 parameters (the columns of
+/// [`PlayerColumns`], [`NewGameColumns`], [`ClaimColumns`] and the claims'
+/// notices, [`GameColumns`] and the endings' winners, [`MoveColumns`], the
+/// channel and the changes' notices).
+static COMMIT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let parameters: Vec<String> = (1..=51).map(|n| format!("${n}")).collect();
+    format!("select chess_commit_batch({})", parameters.join(", "))
+});
 
 impl Store {
-    /// The common batch on Postgres in one round trip: changes to games in
-    /// play (moves, offers, endings without a reward to settle) and nothing
-    /// else, written by the `chess_commit_moves` function in one statement
-    /// (its own transaction) instead of six. `None`, with nothing written,
-    /// when the batch is not such a batch or a game's version moved on: the
-    /// caller then writes it statement by statement, which refuses that game
-    /// alone.
-    async fn write_changes_at_once(
+    /// The batch on Postgres in one round trip: new players, new games,
+    /// seats taken and changes to games in play, written by the
+    /// `chess_commit_batch` function in one statement (its own transaction)
+    /// instead of seven or more. `None`, with nothing written, when the
+    /// batch is not for it (a take-back, a rematch) or the function handed
+    /// it back (a game's version moved on, an account won a game): the
+    /// caller then writes it statement by statement, which refuses a stale
+    /// game alone and settles rewards through the ledger.
+    async fn write_at_once(
         &self,
         batch: &Batch,
         channel: &str,
@@ -299,14 +340,11 @@ impl Store {
         let Backend::Postgres(pool) = &self.writer else {
             return Ok(None);
         };
-        let changes_only = batch.players.is_empty()
-            && batch.games.is_empty()
-            && batch.claims.is_empty()
-            && !batch.writes.is_empty()
-            && batch.writes.iter().all(|write| {
-                write.settle.is_none() && write.rematch.is_none() && write.keep_moves.is_none()
-            });
-        if !changes_only {
+        if batch
+            .writes
+            .iter()
+            .any(|write| write.rematch.is_some() || write.keep_moves.is_some())
+        {
             return Ok(None);
         }
         let mut writes: Vec<&GameWrite> = batch.writes.iter().collect();
@@ -322,36 +360,88 @@ impl Store {
                     .map(|mv| MoveInsert::of(write.row.id, mv))
             })
             .collect();
-        // Every write lands or none does: announce them all.
+        // The function hands the batch back if any of these is an account.
+        let settling_winners: Vec<String> = writes
+            .iter()
+            .filter_map(|write| {
+                let color = rewarded_color(write.settle.as_ref()?)?;
+                let game = &write.row;
+                let seats = chess_rules::ByColor {
+                    white: game.white_id,
+                    black: game.black_id,
+                };
+                seats.get(color).map(|id| id.to_string())
+            })
+            .collect();
+        // Every write lands or none does: their notices go out together. A
+        // claim's goes out alone, if it takes its seat.
+        let claims = batch.claims.len();
         let mut outcome = BatchOutcome {
-            claimed: Vec::new(),
+            claimed: vec![false; claims],
             writes: vec![WriteOutcome::Written { reward: None }; batch.writes.len()],
             notices_sent: 0,
+            path: BatchPath::OneStatement,
         };
         let notices = announce(&outcome);
-        let call = sqlx::query(
-            "select chess_commit_moves($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
-            $14, $15, $16, $17, $18, $19, $20, $21, $22)",
-        );
-        let call = GameColumns::of(&updates).bind(call);
+        let claim_notices: Vec<Option<String>> = (0..claims)
+            .map(|taken| {
+                let alone = BatchOutcome {
+                    claimed: (0..claims).map(|index| index == taken).collect(),
+                    writes: vec![WriteOutcome::Conflict; batch.writes.len()],
+                    ..BatchOutcome::default()
+                };
+                let mut notices = announce(&alone);
+                debug_assert!(notices.len() <= 1, "one claim's notice fits in one");
+                notices.pop()
+            })
+            .collect();
+        let mut players: Vec<&PlayerRow> = batch.players.iter().collect();
+        players.sort_by_key(|player| player.id);
+
+        let call = sqlx::query(COMMIT_BATCH.as_str());
+        let call = PlayerColumns::of(players).bind(call);
+        let call = NewGameColumns::of(&batch.games).bind(call);
+        let call = ClaimColumns::of(&batch.claims)
+            .bind(call)
+            .bind(&claim_notices);
+        let call = GameColumns::of(&updates).bind(call).bind(&settling_winners);
         let written = MoveColumns::of(&new_moves)
             .bind(call)
             .bind(channel)
             .bind(&notices)
-            .execute(pool)
+            .fetch_one(pool)
             .await;
-        match written {
-            Ok(_) => {
-                outcome.notices_sent = notices.len();
-                Ok(Some(outcome))
-            }
+        let row = match written {
+            Ok(row) => row,
             Err(sqlx::Error::Database(error))
-                if error.code().as_deref() == Some(VERSION_MOVED_ON) =>
+                if matches!(
+                    error.code().as_deref(),
+                    Some(VERSION_MOVED_ON | REWARD_TO_SETTLE)
+                ) =>
             {
-                Ok(None)
+                return Ok(None);
             }
-            Err(error) => Err(error.into()),
-        }
+            Err(error) => return Err(error.into()),
+        };
+        // The batch has committed: an answer that cannot be read leaves it
+        // in doubt, as a connection broken during the commit would (the
+        // owners ask the store what landed).
+        outcome.claimed = row
+            .try_get::<Vec<bool>, _>(0)
+            .ok()
+            .filter(|claimed| claimed.len() == claims)
+            .ok_or_else(|| {
+                sqlx::Error::Protocol(format!(
+                    "chess_commit_batch's answer is not one flag per claim ({claims})"
+                ))
+            })?;
+        let claim_notices_sent = claim_notices
+            .iter()
+            .zip(&outcome.claimed)
+            .filter(|(notice, claimed)| notice.is_some() && **claimed)
+            .count();
+        outcome.notices_sent = notices.len() + claim_notices_sent;
+        Ok(Some(outcome))
     }
 }
 
@@ -498,112 +588,112 @@ async fn update_games(
 /// A statement for Postgres, its parameters bound so far.
 type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
-/// Game updates as one Postgres array per column, in [`GameUpdate`]'s
-/// order: bound in Postgres's binary format, so neither the node writes
-/// JSON nor the database parses it (parsing the batch's JSON, with every
-/// game's state and events escaped inside it, was 7% of the machine's CPU
-/// in the 1–3 s thinking row: docs/performance.md, "Ninth pass").
-#[derive(Default)]
-struct GameColumns<'a> {
-    id: Vec<String>,
-    expected: Vec<i64>,
-    white_id: Vec<Option<String>>,
-    black_id: Vec<Option<String>>,
-    status: Vec<&'static str>,
-    result: Vec<Option<&'a str>>,
-    state: Vec<&'a str>,
-    version: Vec<i64>,
-    rematch_id: Vec<Option<String>>,
-    updated_at: Vec<i64>,
-    deadline_at: Vec<Option<i64>>,
-    recent_events: Vec<&'a str>,
-    premove_nodes: Vec<Option<String>>,
-}
-
-impl<'a> GameColumns<'a> {
-    fn of(updates: &[GameUpdate<'a>]) -> GameColumns<'a> {
-        let mut columns = GameColumns::default();
-        for update in updates {
-            columns.id.push(update.id.to_string());
-            columns.expected.push(update.expected);
-            columns
-                .white_id
-                .push(update.white_id.map(|id| id.to_string()));
-            columns
-                .black_id
-                .push(update.black_id.map(|id| id.to_string()));
-            columns.status.push(update.status);
-            columns.result.push(update.result);
-            columns.state.push(update.state);
-            columns.version.push(update.version);
-            columns
-                .rematch_id
-                .push(update.rematch_id.map(|id| id.to_string()));
-            columns.updated_at.push(update.updated_at);
-            columns.deadline_at.push(update.deadline_at);
-            columns.recent_events.push(update.recent_events);
-            columns.premove_nodes.push(update.premove_nodes.clone());
+/// Declares rows bound to Postgres as one array per column: a struct of one
+/// `Vec` per column, `of` to fill it from the rows, and `bind` to bind its
+/// arrays, in the order declared, as the next parameters of a statement.
+/// They go in Postgres's binary format, so neither the node writes JSON nor
+/// the database parses it (parsing a batch's JSON, with every game's state
+/// and events escaped inside it, was 7% of the machine's CPU in the 1–3 s
+/// thinking row: docs/performance.md, "Ninth pass").
+macro_rules! column_arrays {
+    ($(
+        $(#[$meta:meta])*
+        struct $name:ident<$a:lifetime> of $row:ty {
+            $($column:ident: $type:ty = |$item:ident| $value:expr,)+
         }
-        columns
-    }
-
-    /// Binds the thirteen columns as the next parameters of `query`.
-    fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
-        query
-            .bind(self.id)
-            .bind(self.expected)
-            .bind(self.white_id)
-            .bind(self.black_id)
-            .bind(self.status)
-            .bind(self.result)
-            .bind(self.state)
-            .bind(self.version)
-            .bind(self.rematch_id)
-            .bind(self.updated_at)
-            .bind(self.deadline_at)
-            .bind(self.recent_events)
-            .bind(self.premove_nodes)
-    }
-}
-
-/// New moves as one Postgres array per column, in [`MoveInsert`]'s order
-/// (see [`GameColumns`]).
-#[derive(Default)]
-struct MoveColumns<'a> {
-    game_id: Vec<String>,
-    ply: Vec<i64>,
-    uci: Vec<&'a str>,
-    san: Vec<&'a str>,
-    clock_ms: Vec<Option<i64>>,
-    played_at: Vec<i64>,
-    record: Vec<&'a str>,
-}
-
-impl<'a> MoveColumns<'a> {
-    fn of(moves: &[MoveInsert<'a>]) -> MoveColumns<'a> {
-        let mut columns = MoveColumns::default();
-        for mv in moves {
-            columns.game_id.push(mv.game_id.to_string());
-            columns.ply.push(mv.ply);
-            columns.uci.push(mv.uci);
-            columns.san.push(mv.san);
-            columns.clock_ms.push(mv.clock_ms);
-            columns.played_at.push(mv.played_at);
-            columns.record.push(mv.record);
+    )+) => {$(
+        $(#[$meta])*
+        #[derive(Default)]
+        struct $name<$a> {
+            $($column: Vec<$type>,)+
         }
-        columns
+
+        impl<$a> $name<$a> {
+            fn of(rows: impl IntoIterator<Item = $row>) -> $name<$a> {
+                let mut columns = $name::default();
+                for row in rows {
+                    $(columns.$column.push({
+                        let $item = row;
+                        $value
+                    });)+
+                }
+                columns
+            }
+
+            fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
+                query$(.bind(self.$column))+
+            }
+        }
+    )+};
+}
+
+column_arrays! {
+    /// Game updates, in [`GameUpdate`]'s order.
+    struct GameColumns<'a> of &'a GameUpdate<'a> {
+        id: String = |update| update.id.to_string(),
+        expected: i64 = |update| update.expected,
+        white_id: Option<String> = |update| update.white_id.map(|id| id.to_string()),
+        black_id: Option<String> = |update| update.black_id.map(|id| id.to_string()),
+        status: &'static str = |update| update.status,
+        result: Option<&'a str> = |update| update.result,
+        state: &'a str = |update| update.state,
+        version: i64 = |update| update.version,
+        rematch_id: Option<String> = |update| update.rematch_id.map(|id| id.to_string()),
+        updated_at: i64 = |update| update.updated_at,
+        deadline_at: Option<i64> = |update| update.deadline_at,
+        recent_events: &'a str = |update| update.recent_events,
+        premove_nodes: Option<String> = |update| update.premove_nodes.clone(),
     }
 
-    /// Binds the seven columns as the next parameters of `query`.
-    fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
-        query
-            .bind(self.game_id)
-            .bind(self.ply)
-            .bind(self.uci)
-            .bind(self.san)
-            .bind(self.clock_ms)
-            .bind(self.played_at)
-            .bind(self.record)
+    /// New moves, in [`MoveInsert`]'s order.
+    struct MoveColumns<'a> of &'a MoveInsert<'a> {
+        game_id: String = |mv| mv.game_id.to_string(),
+        ply: i64 = |mv| mv.ply,
+        uci: &'a str = |mv| mv.uci,
+        san: &'a str = |mv| mv.san,
+        clock_ms: Option<i64> = |mv| mv.clock_ms,
+        played_at: i64 = |mv| mv.played_at,
+        record: &'a str = |mv| mv.record,
+    }
+
+    /// New players, in the order of `insert_player_query!`.
+    struct PlayerColumns<'a> of &'a PlayerRow {
+        id: String = |player| player.id.to_string(),
+        kind: &'static str = |player| player.kind.as_str(),
+        name: &'a str = |player| &player.name,
+        created_at: i64 = |player| player.created_at.to_stored(),
+    }
+
+    /// New games, in the order of `insert_game_query!`.
+    struct NewGameColumns<'a> of &'a GameRow {
+        id: String = |game| game.id.to_string(),
+        mode: &'static str = |game| game.mode.as_str(),
+        white_id: Option<String> = |game| game.white_id.map(|id| id.to_string()),
+        black_id: Option<String> = |game| game.black_id.map(|id| id.to_string()),
+        computer_level: Option<i64> = |game| game.computer_level,
+        time_control: &'a str = |game| &game.time_control,
+        status: &'static str = |game| game.status.as_str(),
+        result: Option<&'a str> = |game| game.result.as_deref(),
+        state: &'a str = |game| &game.state,
+        version: i64 = |game| game.version,
+        rematch_of: Option<String> = |game| game.rematch_of.map(|id| id.to_string()),
+        rematch_id: Option<String> = |game| game.rematch_id.map(|id| id.to_string()),
+        created_at: i64 = |game| game.created_at.to_stored(),
+        updated_at: i64 = |game| game.updated_at.to_stored(),
+        deadline_at: Option<i64> = |game| game.deadline_at.map(UnixMs::to_stored),
+        recent_events: &'a str = |game| &game.recent_events,
+        premove_nodes: Option<String> = |game| game.premove_nodes_json(),
+    }
+
+    /// Seats taken, in the order of `claim_seat_query!` (with the seat's
+    /// colour as a flag).
+    struct ClaimColumns<'a> of &'a SeatClaim {
+        game: String = |claim| claim.game.to_string(),
+        white: bool = |claim| claim.white,
+        player: String = |claim| claim.player.to_string(),
+        state: &'a str = |claim| &claim.state,
+        now: i64 = |claim| claim.now.to_stored(),
+        deadline_at: Option<i64> = |claim| claim.deadline_at.map(UnixMs::to_stored),
     }
 }
 

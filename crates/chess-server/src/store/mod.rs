@@ -19,7 +19,7 @@
 mod connect;
 mod rows;
 
-pub use batch::{Batch, BatchOutcome, GameWrite, SeatClaim, WriteOutcome};
+pub use batch::{Batch, BatchOutcome, BatchPath, GameWrite, SeatClaim, WriteOutcome};
 pub use rows::{GameRow, MoveRow, PlayerRow, SeekRow};
 
 use sqlx::{PgPool, SqlitePool};

@@ -1,10 +1,12 @@
 //! The store's contract, run against SQLite and Postgres alike.
 
-use chess_rules::ByColor;
+use chess_game::{EndReason, GameResult};
+use chess_rules::{ByColor, Color};
 use chess_server::clock::UnixMs;
 use chess_server::games::model::{GameMode, GameStage, PlayerKind};
 use chess_server::store::{
-    Batch, GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, SeekRow, StoreError, WriteOutcome,
+    Batch, BatchPath, GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, SeekRow, StoreError,
+    WriteOutcome,
 };
 use uuid::Uuid;
 
@@ -519,6 +521,103 @@ async fn setup_batch_contract(backend: Backend) {
     store.close().await;
 }
 
+/// An ending settles its reward in the batch that stores it, exactly as
+/// the ledger decides (`ledger.rs` checks each case through the ledger
+/// alone): on Postgres an ending won by an account goes statement by
+/// statement, through the ledger; any other is written in one statement
+/// and pays nothing.
+async fn endings_batch_contract(backend: Backend) {
+    let Some((store, _db)) = fresh_store(backend).await else {
+        return;
+    };
+    let of_kind = |kind| PlayerRow { kind, ..player() };
+    let (a, b) = (of_kind(PlayerKind::Account), of_kind(PlayerKind::Account));
+    let (guest, computer) = (player(), of_kind(PlayerKind::Computer));
+    for someone in [&a, &b, &guest, &computer] {
+        store.insert_player(someone).await.expect("insert");
+    }
+    let won = |winner, reason| GameResult {
+        winner: Some(winner),
+        reason,
+    };
+    let drawn = GameResult {
+        winner: None,
+        reason: EndReason::Agreement,
+    };
+    let cases = [
+        (&a, &b, won(Color::White, EndReason::Checkmate), Some(a.id)),
+        (
+            &a,
+            &b,
+            won(Color::Black, EndReason::Resignation),
+            Some(b.id),
+        ),
+        (&b, &a, won(Color::White, EndReason::Timeout), Some(b.id)),
+        (&a, &b, drawn, None),
+        (&a, &b, won(Color::White, EndReason::Aborted), None),
+        (&a, &guest, won(Color::White, EndReason::Resignation), None),
+        (&guest, &b, won(Color::White, EndReason::Resignation), None),
+        (&guest, &b, won(Color::Black, EndReason::Timeout), None),
+        (&computer, &a, won(Color::White, EndReason::Checkmate), None),
+        (&a, &a, won(Color::Black, EndReason::Checkmate), None),
+        (&guest, &guest, drawn, None),
+    ];
+    for (white, black, result, payee) in cases {
+        let playing = game(white, black);
+        store.insert_game(&playing).await.expect("insert");
+        let ended = GameRow {
+            version: 1,
+            status: GameStage::Finished,
+            result: Some(format!("{result:?}")),
+            ..playing.clone()
+        };
+        let ending = GameWrite {
+            settle: Some(result),
+            ..write(&ended, 0, vec![move_row(0, "e2e4")])
+        };
+        let outcome = store
+            .write_batch(&Batch::of_writes(vec![ending]), "chess_test", |_| {
+                Vec::new()
+            })
+            .await
+            .expect("the batch commits");
+        let case = format!("{result:?} between {} and {}", white.kind, black.kind);
+        let [WriteOutcome::Written { reward }] = &outcome.writes[..] else {
+            panic!("{case}: {:?}", outcome.writes);
+        };
+        assert_eq!(
+            reward.as_ref().map(|recorded| recorded.entry().account_id),
+            payee,
+            "{case}"
+        );
+        let account_won = result.reason != EndReason::Aborted
+            && result.winner.is_some_and(|winner| {
+                let seats = ByColor {
+                    white: white.kind,
+                    black: black.kind,
+                };
+                *seats.get(winner) == PlayerKind::Account
+            });
+        let path = if backend == Backend::Postgres && !account_won {
+            BatchPath::OneStatement
+        } else {
+            BatchPath::Statements
+        };
+        assert_eq!(outcome.path, path, "{case}");
+        assert_eq!(
+            store.game(ended.id).await.expect("read"),
+            Some(ended),
+            "{case}"
+        );
+        assert_eq!(
+            store.moves(playing.id).await.expect("moves").len(),
+            1,
+            "{case}"
+        );
+    }
+    store.close().await;
+}
+
 async fn timers_and_nodes_contract(backend: Backend) {
     let Some((store, _db)) = fresh_store(backend).await else {
         return;
@@ -707,6 +806,16 @@ async fn batch_contract_on_sqlite() {
 #[tokio::test]
 async fn batch_contract_on_postgres() {
     batch_contract(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn endings_batch_contract_on_sqlite() {
+    endings_batch_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn endings_batch_contract_on_postgres() {
+    endings_batch_contract(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use chess_server::metrics::Metrics;
 use chess_server::store::{GameRow, GameWrite, PlayerRow, SeatClaim, Store, WriteOutcome};
 use uuid::Uuid;
 
-use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store};
+use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store, sample};
 use crate::on_both_stores;
 
 fn guest() -> PlayerRow {
@@ -161,9 +161,22 @@ on_both_stores!(
 /// Other nodes hear of the changes that landed and only of those: a write
 /// that lost its compare-and-set and a claim on a seat taken first go
 /// unannounced, a landed write's notice goes out as the owner made it, and
-/// a seat taken is named (its nodes reread it).
+/// a seat taken is named (its nodes reread it). The lost write sends the
+/// batch statement by statement.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_changes_that_landed_are_announced() {
+    changes_announced(true).await;
+}
+
+/// As [`only_the_changes_that_landed_are_announced`] without the lost
+/// write: the batch is one call of `chess_commit_batch`, which answers the
+/// claims itself and announces only the seat it took.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_in_one_statement_announces_only_the_seat_it_took() {
+    changes_announced(false).await;
+}
+
+async fn changes_announced(with_lost_write: bool) {
     let Some((store, db)) = fresh_store(Backend::Postgres).await else {
         return;
     };
@@ -198,7 +211,8 @@ async fn only_the_changes_that_landed_are_announced() {
         .expect("listener");
     listener.listen(GAMES_CHANNEL).await.expect("listen");
     let node = Uuid::new_v4();
-    let (writer, task) = Writer::start(store.clone(), node, Metrics::new(), 64);
+    let metrics = Metrics::new();
+    let (writer, task) = Writer::start(store.clone(), node, metrics.clone(), 64);
     let notice_of = |row: &GameRow| {
         ChangeNotice {
             id: row.id,
@@ -234,13 +248,15 @@ async fn only_the_changes_that_landed_are_announced() {
         3,
     );
     // Expects a version the game never had: another node won.
-    let lost = write(
-        GameRow {
-            version: 4,
-            ..losing.clone()
-        },
-        9,
-    );
+    let lost = with_lost_write.then(|| {
+        write(
+            GameRow {
+                version: 4,
+                ..losing.clone()
+            },
+            9,
+        )
+    });
     let seated = {
         let (writer, claim) = (writer.clone(), claim(&open));
         tokio::spawn(async move { writer.claim_seat(claim).await })
@@ -255,10 +271,12 @@ async fn only_the_changes_that_landed_are_announced() {
         landed.await.expect("task"),
         Ok(WriteOutcome::Written { .. })
     ));
-    assert!(matches!(
-        lost.await.expect("task"),
-        Ok(WriteOutcome::Conflict)
-    ));
+    if let Some(lost) = lost {
+        assert!(matches!(
+            lost.await.expect("task"),
+            Ok(WriteOutcome::Conflict)
+        ));
+    }
     assert!(seated.await.expect("task").expect("answered"));
     assert!(!too_late.await.expect("task").expect("answered"));
 
@@ -314,6 +332,19 @@ async fn only_the_changes_that_landed_are_announced() {
     ];
     expected.sort();
     assert_eq!(announced, expected);
+    // Only the batch with the lost write went statement by statement (the
+    // held items made one batch or two, and the last write one more).
+    let text = metrics.encode();
+    let batches = |path| {
+        sample(
+            &text,
+            &format!("chess_commit_batches_total{{path=\"{path}\"}}"),
+        )
+        .unwrap_or(-1.0)
+    };
+    let statements = if with_lost_write { 1.0 } else { 0.0 };
+    assert_eq!(batches("statements"), statements, "{text}");
+    assert!(batches("one_statement") >= 1.0, "{text}");
     writer.stop();
     task.await.expect("the writer stops");
     store.close().await;
