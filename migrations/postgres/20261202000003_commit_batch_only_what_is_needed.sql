@@ -1,11 +1,13 @@
--- chess_commit_batch runs only the statements its batch needs. pl/pgsql
--- plans each statement again at every call (the plan cache keeps choosing
--- custom plans: it cannot see how long the arrays are, and forcing generic
--- plans turned `id = any(array)` into sequential scans), and planning was a
--- quarter of the writer's backend, 7% of the whole machine, in the 1-3 s
--- thinking row (docs/performance.md, "tenth pass"). most batches hold moves
--- only: they now skip planning the players', games' and claims' statements
--- and the reward check. the body is otherwise that of
+-- chess_commit_batch runs only the statements its batch needs. every
+-- statement is planned at every call: the node's connections set
+-- plan_cache_mode = force_custom_plan (store/connect.rs: a generic plan made
+-- while the games table was small scanned it whole long after it grew), and
+-- pl/pgsql's statements follow it. forcing generic plans on this function
+-- alone was tried: `id = any(array)` became a sequential scan of games.
+-- planning was a quarter of the writer's backend, 7% of the whole machine,
+-- in the 1-3 s thinking row (docs/performance.md, "tenth pass"); most
+-- batches hold moves only, and now skip planning the players', games' and
+-- claims' statements and the reward check. the body is otherwise that of
 -- 20261202000002_commit_batch.sql. the node never passes a null array, and
 -- cardinality of an empty one is 0.
 create or replace function chess_commit_batch(
