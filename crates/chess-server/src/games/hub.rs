@@ -17,7 +17,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use super::live::Entry;
-use super::notify::{ChangeNotice, PRESENCE_CHANNEL, PresenceNotice};
+use super::notify::{ChangeNotice, PRESENCE_CHANNEL, PresenceNotice, PresenceOutbox};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
 use super::writer::Writer;
@@ -34,9 +34,8 @@ const SWEEP_BATCH: i64 = 200;
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(2);
 /// A node silent for this long counts as gone (its premoves are cleared).
 const NODE_TIMEOUT: Duration = Duration::from_secs(7);
-/// Presence notices waiting to be sent (beyond this they are dropped, with
-/// a warning: a lost one is corrected by the next change or resync).
-const PRESENCE_QUEUE: usize = 1_024;
+/// How long presence notices that could not be sent wait before the next try.
+const PRESENCE_RETRY: Duration = Duration::from_secs(1);
 /// How many times a request retries a game whose owner unloaded meanwhile.
 const GONE_RETRIES: usize = 3;
 
@@ -82,9 +81,8 @@ pub struct Hub {
     lobby_notices: tokio::sync::broadcast::Sender<String>,
     /// The lichess-compatible API's notices from other nodes.
     api_notices: tokio::sync::broadcast::Sender<String>,
-    /// This node's presence notices, sent in order by one task (Postgres only).
-    presence_out: tokio::sync::mpsc::Sender<String>,
-    presence_queue: Mutex<Option<tokio::sync::mpsc::Receiver<String>>>,
+    /// This node's presence notices, sent by one task (Postgres only).
+    presence_out: PresenceOutbox,
     /// The sweeper, heartbeat and listener: awaited before the store closes.
     background: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     metrics: Metrics,
@@ -106,7 +104,6 @@ impl Hub {
         let node = Uuid::new_v4();
         let (writer, writer_task) =
             Writer::start(store.clone(), node, metrics.clone(), write_queue);
-        let (presence_out, presence_queue) = tokio::sync::mpsc::channel(PRESENCE_QUEUE);
         let hub = Arc::new(Hub {
             store,
             writer,
@@ -118,8 +115,7 @@ impl Hub {
             shutdown,
             lobby_notices: tokio::sync::broadcast::channel(256).0,
             api_notices: tokio::sync::broadcast::channel(256).0,
-            presence_out,
-            presence_queue: Mutex::new(Some(presence_queue)),
+            presence_out: PresenceOutbox::default(),
             background: Mutex::new(Vec::new()),
             metrics,
         });
@@ -146,16 +142,9 @@ impl Hub {
                 super::notify::listen(pool, Arc::clone(self), self.shutdown.clone())
                     .instrument(span.clone()),
             ));
-            let queue = self
-                .presence_queue
-                .lock()
-                .ok()
-                .and_then(|mut queue| queue.take());
-            if let Some(queue) = queue {
-                tasks.push(tokio::spawn(
-                    Arc::clone(self).send_presence(queue).instrument(span),
-                ));
-            }
+            tasks.push(tokio::spawn(
+                Arc::clone(self).send_presence().instrument(span),
+            ));
         }
         if let Ok(mut background) = self.background.lock() {
             background.extend(tasks);
@@ -534,29 +523,29 @@ impl Hub {
     }
 
     /// Tells the other nodes (Postgres only) which colours of a game have a
-    /// connection on this node. Never waits: one task sends the notices in
-    /// the order given.
+    /// connection on this node. Never waits: one task sends what waits, each
+    /// game's latest, in one statement.
     pub(super) fn announce_presence(&self, notice: PresenceNotice) {
-        if !self.store.is_postgres() {
-            return;
-        }
-        if self.presence_out.try_send(notice.payload()).is_err() {
-            tracing::warn!(game_id = %notice.game, "the presence queue is full; a notice was dropped");
+        if self.store.is_postgres() {
+            self.presence_out.push(notice);
         }
     }
 
-    async fn send_presence(self: Arc<Self>, mut queue: tokio::sync::mpsc::Receiver<String>) {
+    async fn send_presence(self: Arc<Self>) {
         let mut shutdown = self.shutdown.clone();
         loop {
-            let payload = tokio::select! {
-                payload = queue.recv() => match payload {
-                    Some(payload) => payload,
-                    None => return,
-                },
+            let notices = tokio::select! {
+                notices = self.presence_out.take() => notices,
                 _ = shutdown.changed() => return,
             };
-            if let Err(error) = self.store.notify(PRESENCE_CHANNEL, &payload).await {
-                tracing::warn!(%error, "telling other nodes who is connected failed");
+            let payloads: Vec<String> = notices.iter().map(PresenceNotice::payload).collect();
+            if let Err(error) = self.store.notify_all(PRESENCE_CHANNEL, &payloads).await {
+                tracing::warn!(%error, notices = notices.len(), "telling other nodes who is connected failed; trying again");
+                self.presence_out.put_back(notices);
+                tokio::select! {
+                    () = tokio::time::sleep(PRESENCE_RETRY) => {}
+                    _ = shutdown.changed() => return,
+                }
             }
         }
     }

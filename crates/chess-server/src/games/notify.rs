@@ -213,6 +213,70 @@ impl PresenceNotice {
     }
 }
 
+/// This node's presence notices waiting to be sent: the latest per game.
+///
+/// Only a game's last presence matters to the other nodes, so a burst of
+/// sockets arriving and leaving goes out as one statement however long the
+/// database takes to answer, and nothing is dropped for want of room (one
+/// entry per hosted game at most). Keeping one per game also keeps the
+/// payloads sent together distinct: Postgres delivers only one of identical
+/// payloads sent in one transaction, and a game that went present, absent,
+/// present would otherwise lose its last state.
+#[derive(Debug, Default)]
+pub struct PresenceOutbox {
+    waiting: std::sync::Mutex<std::collections::HashMap<Uuid, PresenceNotice>>,
+    ready: tokio::sync::Notify,
+}
+
+impl PresenceOutbox {
+    /// Queues `notice` in place of the game's waiting one, keeping that
+    /// one's request for answers.
+    pub fn push(&self, notice: PresenceNotice) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            let asked = waiting
+                .get(&notice.game)
+                .is_some_and(|earlier| earlier.asks);
+            waiting.insert(
+                notice.game,
+                PresenceNotice {
+                    asks: notice.asks || asked,
+                    ..notice
+                },
+            );
+        }
+        self.ready.notify_one();
+    }
+
+    /// Waits until notices wait, then takes them all.
+    pub async fn take(&self) -> Vec<PresenceNotice> {
+        loop {
+            let taken = self
+                .waiting
+                .lock()
+                .map(|mut waiting| std::mem::take(&mut *waiting))
+                .unwrap_or_default();
+            if !taken.is_empty() {
+                return taken.into_values().collect();
+            }
+            self.ready.notified().await;
+        }
+    }
+
+    /// Puts back notices that could not be sent, behind any newer notice of
+    /// the same game (which keeps their request for answers).
+    pub fn put_back(&self, notices: Vec<PresenceNotice>) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            for notice in notices {
+                waiting
+                    .entry(notice.game)
+                    .and_modify(|newer| newer.asks |= notice.asks)
+                    .or_insert(notice);
+            }
+        }
+        self.ready.notify_one();
+    }
+}
+
 /// Listens for other nodes' changes until shutdown, reconnecting after a
 /// dropped connection and then asking every hosted game to catch up.
 pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<bool>) {
@@ -442,6 +506,71 @@ mod tests {
             };
             assert_eq!(PresenceNotice::parse(&notice.payload()), Some(notice));
         }
+    }
+
+    fn presence(game: Uuid, white: bool, black: bool, asks: bool) -> PresenceNotice {
+        PresenceNotice {
+            node: Uuid::from_u128(7),
+            game,
+            present: ByColor { white, black },
+            asks,
+        }
+    }
+
+    fn sorted(mut notices: Vec<PresenceNotice>) -> Vec<PresenceNotice> {
+        notices.sort_by_key(|notice| notice.game);
+        notices
+    }
+
+    #[tokio::test]
+    async fn the_presence_outbox_sends_each_games_latest_and_keeps_its_ask() {
+        let outbox = PresenceOutbox::default();
+        let (game, other) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        outbox.push(presence(game, false, false, true));
+        outbox.push(presence(game, true, false, false));
+        outbox.push(presence(other, false, true, false));
+        outbox.push(presence(game, false, false, false));
+        outbox.push(presence(game, true, false, false));
+        assert_eq!(
+            sorted(outbox.take().await),
+            vec![
+                presence(game, true, false, true),
+                presence(other, false, true, false)
+            ]
+        );
+        // Taken: the next take waits for the next push.
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(50), outbox.take());
+        assert!(waiting.await.is_err(), "nothing waits");
+        outbox.push(presence(other, false, false, false));
+        assert_eq!(
+            outbox.take().await,
+            vec![presence(other, false, false, false)]
+        );
+    }
+
+    #[tokio::test]
+    async fn presence_put_back_yields_to_newer_notices() {
+        let outbox = PresenceOutbox::default();
+        let (game, other) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        outbox.push(presence(game, false, true, false));
+        outbox.push(presence(other, true, true, true));
+        let unsent = outbox.take().await;
+        outbox.push(presence(game, false, false, false));
+        outbox.put_back(unsent);
+        assert_eq!(
+            sorted(outbox.take().await),
+            vec![
+                presence(game, false, false, false),
+                presence(other, true, true, true)
+            ]
+        );
+        // An ask put back stays with the newer state.
+        outbox.push(presence(other, false, false, false));
+        outbox.put_back(vec![presence(other, true, true, true)]);
+        assert_eq!(
+            outbox.take().await,
+            vec![presence(other, false, false, true)]
+        );
     }
 
     #[test]

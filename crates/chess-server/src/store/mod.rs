@@ -402,6 +402,20 @@ impl Store {
         Ok(())
     }
 
+    /// Sends each of `payloads` on Postgres channel `channel` now, in one
+    /// statement (outside any transaction); nothing on SQLite. Postgres
+    /// delivers only one of identical payloads sent together: callers send
+    /// distinct ones.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn notify_all(&self, channel: &str, payloads: &[String]) -> Result<()> {
+        if let Backend::Postgres(pool) = &self.pool {
+            transaction::pg_notify_all(&mut *pool.acquire().await?, channel, payloads).await?;
+        }
+        Ok(())
+    }
+
     /// Whether this store runs on Postgres (else SQLite).
     pub fn is_postgres(&self) -> bool {
         matches!(self.pool, Backend::Postgres(_))

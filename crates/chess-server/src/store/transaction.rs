@@ -72,17 +72,28 @@ impl Transaction {
     /// # Errors
     /// The database error.
     pub async fn notify(&mut self, channel: &str, payloads: &[String]) -> Result<()> {
-        if let Backend::Postgres(tx) = &mut self.tx
-            && !payloads.is_empty()
-        {
-            sqlx::query("select pg_notify($1, payload) from unnest($2::text[]) as payload")
-                .bind(channel)
-                .bind(payloads)
-                .execute(&mut **tx)
-                .await?;
+        if let Backend::Postgres(tx) = &mut self.tx {
+            pg_notify_all(&mut *tx, channel, payloads).await?;
         }
         Ok(())
     }
+}
+
+/// `NOTIFY channel, payload` for each of `payloads`, in one statement (none
+/// when there are none).
+pub(super) async fn pg_notify_all(
+    conn: &mut PgConnection,
+    channel: &str,
+    payloads: &[String],
+) -> Result<()> {
+    if !payloads.is_empty() {
+        sqlx::query("select pg_notify($1, payload) from unnest($2::text[]) as payload")
+            .bind(channel)
+            .bind(payloads)
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
 }
 
 /// `NOTIFY channel, payload` on `conn`.
