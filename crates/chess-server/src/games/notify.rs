@@ -211,6 +211,15 @@ impl PresenceNotice {
             asks,
         })
     }
+
+    /// This notice sent instead of `earlier` (of the same game, not sent
+    /// yet): its presence, and a request for answers if either made one.
+    fn replacing(self, earlier: PresenceNotice) -> PresenceNotice {
+        PresenceNotice {
+            asks: self.asks || earlier.asks,
+            ..self
+        }
+    }
 }
 
 /// This node's presence notices waiting to be sent: the latest per game.
@@ -233,16 +242,10 @@ impl PresenceOutbox {
     /// one's request for answers.
     pub fn push(&self, notice: PresenceNotice) {
         if let Ok(mut waiting) = self.waiting.lock() {
-            let asked = waiting
-                .get(&notice.game)
-                .is_some_and(|earlier| earlier.asks);
-            waiting.insert(
-                notice.game,
-                PresenceNotice {
-                    asks: notice.asks || asked,
-                    ..notice
-                },
-            );
+            waiting
+                .entry(notice.game)
+                .and_modify(|earlier| *earlier = notice.replacing(*earlier))
+                .or_insert(notice);
         }
         self.ready.notify_one();
     }
@@ -269,7 +272,7 @@ impl PresenceOutbox {
             for notice in notices {
                 waiting
                     .entry(notice.game)
-                    .and_modify(|newer| newer.asks |= notice.asks)
+                    .and_modify(|newer| *newer = newer.replacing(notice))
                     .or_insert(notice);
             }
         }

@@ -396,10 +396,7 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn notify(&self, channel: &str, payload: &str) -> Result<()> {
-        if let Backend::Postgres(pool) = &self.pool {
-            transaction::pg_notify(&mut *pool.acquire().await?, channel, payload).await?;
-        }
-        Ok(())
+        self.notify_all(channel, &[payload.to_owned()]).await
     }
 
     /// Sends each of `payloads` on Postgres channel `channel` now, in one

@@ -95,13 +95,3 @@ pub(super) async fn pg_notify_all(
     }
     Ok(())
 }
-
-/// `NOTIFY channel, payload` on `conn`.
-pub(super) async fn pg_notify(conn: &mut PgConnection, channel: &str, payload: &str) -> Result<()> {
-    sqlx::query("select pg_notify($1, $2)")
-        .bind(channel)
-        .bind(payload)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
