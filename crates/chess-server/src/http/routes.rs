@@ -37,6 +37,13 @@ use crate::store::PlayerRow;
 /// At 20,000 sockets every KiB here is 20 MiB.
 const SOCKET_BUFFER_BYTES: usize = 1024;
 
+/// How much a game socket queues before it writes without waiting for its
+/// flush: the socket writes what is ready once per wake-up (a move's `ack`
+/// and its own `event` in one write), and this only bounds a burst. The
+/// buffer grows to what is queued at once, not to this size: a move's
+/// messages are a few hundred bytes, a full state a few KiB.
+const GAME_SOCKET_WRITE_BATCH_BYTES: usize = 16 * 1024;
+
 /// Every route of the server.
 pub fn router(state: AppState) -> Router {
     let web = crate::http::web::routes(state.web_dir.as_deref());
@@ -605,7 +612,7 @@ async fn game_socket(
         // from the parser; only absurd ones close the connection.
         .max_message_size(64 * 1024)
         .read_buffer_size(SOCKET_BUFFER_BYTES)
-        .write_buffer_size(0)
+        .write_buffer_size(GAME_SOCKET_WRITE_BATCH_BYTES)
         .on_upgrade(move |socket| async move {
             tracing::Instrument::instrument(
                 metrics.game_socket(crate::ws::game_socket::serve(
