@@ -194,6 +194,12 @@ for i in "${!measured_pids[@]}"; do
     # task reads, and in the load tool itself), and a transaction's.
     echo "measure: node $((i + 1)) acks $(quantiles chess_move_ack_seconds <<<"$scrape")," \
         "transactions $(quantiles chess_commit_batch_seconds <<<"$scrape")"
+    # How its batches were written (the whole run): in one round trip, or
+    # statement by statement (a game's set-up, an ending, ... in them).
+    awk -v node=$((i + 1)) '
+        /^chess_commit_batches_total\{path="one_statement"\}/ { one = $2 }
+        /^chess_commit_batches_total\{path="statements"\}/ { statements = $2 }
+        END { printf "measure: node %d wrote %d batches in one round trip, %d statement by statement\n", node, one, statements }' <<<"$scrape"
     if [[ $nodes -gt 1 ]]; then
         # How the node caught up with the others' changes (the whole run).
         awk -v node=$((i + 1)) '

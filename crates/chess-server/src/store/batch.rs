@@ -126,12 +126,15 @@ pub struct BatchOutcome {
 /// How a batch was written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BatchPath {
-    /// Statement by statement: every batch on SQLite; on Postgres, a batch
-    /// with a take-back, a rematch, an ending that may pay a reward or a
-    /// game whose version moved on.
+    /// Statement by statement: on SQLite a batch with anything but changes
+    /// to games in play (a game's set-up, a take-back, a rematch, an
+    /// ending); on Postgres a batch with a take-back, a rematch, an ending
+    /// that may pay a reward or a game whose version moved on.
     #[default]
     Statements,
-    /// In one statement, the `chess_commit_batch` function (Postgres).
+    /// In one round trip: on Postgres one call of the `chess_commit_batch`
+    /// function, on SQLite one multi-statement text run by sqlx's worker
+    /// thread ([`SQLITE_CHANGES_AT_ONCE`]).
     OneStatement,
 }
 
@@ -176,6 +179,9 @@ impl Store {
         announce: impl Fn(&BatchOutcome) -> Vec<String>,
     ) -> Result<BatchOutcome> {
         if let Some(outcome) = self.write_at_once(batch, channel, &announce).await? {
+            return Ok(outcome);
+        }
+        if let Some(outcome) = self.write_changes_at_once(batch).await? {
             return Ok(outcome);
         }
         let writes = &batch.writes;
@@ -443,6 +449,93 @@ impl Store {
         outcome.notices_sent = notices.len() + claim_notices_sent;
         Ok(Some(outcome))
     }
+
+    /// The batch on SQLite in one round trip to sqlx's worker thread
+    /// ([`SQLITE_CHANGES_AT_ONCE`]) when it holds only changes to games in
+    /// play: moves, offers, premoves, clocks. `None`, with nothing written,
+    /// for any other batch (new players or games, seats taken, a take-back,
+    /// a rematch, an ending, which the ledger settles), which goes
+    /// statement by statement.
+    ///
+    /// # Errors
+    /// A database error; the transaction is rolled back first, so nothing
+    /// of the batch is stored.
+    async fn write_changes_at_once(&self, batch: &Batch) -> Result<Option<BatchOutcome>> {
+        let Backend::Sqlite(pool) = &self.writer else {
+            return Ok(None);
+        };
+        let changes_only = batch.players.is_empty()
+            && batch.games.is_empty()
+            && batch.claims.is_empty()
+            && batch.writes.iter().all(|write| {
+                write.rematch.is_none() && write.keep_moves.is_none() && write.settle.is_none()
+            });
+        if !changes_only || batch.writes.is_empty() {
+            return Ok(None);
+        }
+        let updates: Vec<GameUpdate<'_>> = batch.writes.iter().map(GameUpdate::of).collect();
+        let new_moves: Vec<MoveInsert<'_>> = batch
+            .writes
+            .iter()
+            .flat_map(|write| {
+                write
+                    .new_moves
+                    .iter()
+                    .map(|mv| MoveInsert::of(write.row.id, mv))
+            })
+            .collect();
+        let mut conn = pool.acquire().await?;
+        // `fetch_all`, not `fetch_one`: sqlx stops a text at the first row
+        // asked for, which would leave the `commit` unrun.
+        let answer = sqlx::query(SQLITE_CHANGES_AT_ONCE)
+            .bind(to_json(&updates)?)
+            .bind(to_json(&new_moves)?)
+            .fetch_all(&mut *conn)
+            .await;
+        let rows = match answer {
+            Ok(rows) => rows,
+            Err(error) => {
+                // A statement failed: the ones after it, the commit too,
+                // did not run. Roll back what ran (an error here means no
+                // transaction was open: `begin` itself failed). A connection
+                // whose state is unknown is not handed to the next batch.
+                if let Err(rollback) = sqlx::query("rollback").execute(&mut *conn).await
+                    && !rollback.to_string().contains("no transaction is active")
+                {
+                    tracing::warn!(%rollback, "closing the writer's connection after a failed rollback");
+                    conn.close_on_drop();
+                }
+                return Err(error.into());
+            }
+        };
+        // The batch has committed: an answer that cannot be read leaves it
+        // in doubt (the owners ask the store what landed).
+        let mut written: Vec<Uuid> = rows
+            .first()
+            .and_then(|row| row.try_get::<String, _>(0).ok())
+            .and_then(|ids| serde_json::from_str(&ids).ok())
+            .ok_or_else(|| {
+                sqlx::Error::Protocol("the batch's answer is not a list of game ids".to_owned())
+            })?;
+        written.sort_unstable();
+        let writes = batch
+            .writes
+            .iter()
+            .map(|write| {
+                if written.binary_search(&write.row.id).is_ok() {
+                    WriteOutcome::Written { reward: None }
+                } else {
+                    WriteOutcome::Conflict
+                }
+            })
+            .collect();
+        Ok(Some(BatchOutcome {
+            claimed: Vec::new(),
+            writes,
+            notices_sent: 0,
+            path: BatchPath::OneStatement,
+        }))
+    }
 }
 
 /// Writes the batch's new players, new games and seat claims (in that
@@ -516,31 +609,92 @@ struct BulkSql {
     insert_moves: &'static str,
 }
 
-const SQLITE: BulkSql = BulkSql {
-    update_play: Some(
-        "update games set state = w.value ->> 'state', version = w.value ->> 'version', \
+/// The SQLite batch statements' pieces, as literals for `concat!`: a
+/// game's change is a JSON object `w.value`, the moves a JSON array.
+macro_rules! sqlite_sql {
+    // What a move or an offer changes.
+    (play_columns) => {
+        "state = w.value ->> 'state', version = w.value ->> 'version', \
         updated_at = w.value ->> 'updated_at', deadline_at = w.value ->> 'deadline_at', \
-        recent_events = w.value ->> 'recent_events', premove_nodes = w.value ->> 'premove_nodes' \
-        from json_each($1) as w \
-        where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' \
-        and games.status = w.value ->> 'status' \
+        recent_events = w.value ->> 'recent_events', premove_nodes = w.value ->> 'premove_nodes'"
+    };
+    // What only a game's start, seats, end or rematch changes.
+    (seat_columns) => {
+        "white_id = w.value ->> 'white_id', black_id = w.value ->> 'black_id', \
+        status = w.value ->> 'status', result = w.value ->> 'result', \
+        rematch_id = w.value ->> 'rematch_id'"
+    };
+    // The game's seat columns are as the change leaves them.
+    (seats_as_stored) => {
+        "games.status = w.value ->> 'status' \
         and games.white_id is w.value ->> 'white_id' and games.black_id is w.value ->> 'black_id' \
-        and games.result is w.value ->> 'result' and games.rematch_id is w.value ->> 'rematch_id' \
-        returning games.id",
-    ),
-    update_games: "update games set white_id = w.value ->> 'white_id', \
-        black_id = w.value ->> 'black_id', status = w.value ->> 'status', \
-        result = w.value ->> 'result', state = w.value ->> 'state', \
-        version = w.value ->> 'version', rematch_id = w.value ->> 'rematch_id', \
-        updated_at = w.value ->> 'updated_at', deadline_at = w.value ->> 'deadline_at', \
-        recent_events = w.value ->> 'recent_events', premove_nodes = w.value ->> 'premove_nodes' \
-        from json_each($1) as w \
+        and games.result is w.value ->> 'result' and games.rematch_id is w.value ->> 'rematch_id'"
+    };
+    (insert_moves_from $moves:literal) => {
+        concat!(
+            "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+            select value ->> 'game_id', value ->> 'ply', value ->> 'uci', value ->> 'san', \
+            value ->> 'clock_ms', value ->> 'played_at', value ->> 'record' from json_each(",
+            $moves,
+            ")"
+        )
+    };
+}
+
+const SQLITE: BulkSql = BulkSql {
+    update_play: Some(concat!(
+        "update games set ",
+        sqlite_sql!(play_columns),
+        " from json_each($1) as w \
+        where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' and ",
+        sqlite_sql!(seats_as_stored),
+        " returning games.id"
+    )),
+    update_games: concat!(
+        "update games set ",
+        sqlite_sql!(seat_columns),
+        ", ",
+        sqlite_sql!(play_columns),
+        " from json_each($1) as w \
         where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' \
-        returning games.id",
-    insert_moves: "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-        select value ->> 'game_id', value ->> 'ply', value ->> 'uci', value ->> 'san', \
-        value ->> 'clock_ms', value ->> 'played_at', value ->> 'record' from json_each($1)",
+        returning games.id"
+    ),
+    insert_moves: sqlite_sql!(insert_moves_from "$1"),
 };
+
+/// A batch of changes to games in play on SQLite, in one text run by
+/// sqlx's worker thread: a round trip to that thread instead of four (begin,
+/// update, insert, commit), each a wake-up of the worker and one back. The
+/// games whose compare-and-set holds are found first, under the write lock
+/// `BEGIN IMMEDIATE` takes, and kept in a temporary table (the connection's
+/// own, emptied every batch); the updates, the moves and the answer then
+/// take exactly those: a game whose version moved on is left out alone,
+/// as on the statement-by-statement path. The answer is the ids written, as
+/// one JSON array (one row to send back, however many games).
+///
+/// `$1` is the games' changes, `$2` the new moves, as JSON arrays.
+const SQLITE_CHANGES_AT_ONCE: &str = concat!(
+    "begin immediate; \
+    create temp table if not exists batch_written (id text primary key, value text not null); \
+    delete from temp.batch_written; \
+    insert into temp.batch_written (id, value) \
+        select games.id, w.value from json_each($1) as w join games on games.id = w.value ->> 'id' \
+        where games.version = w.value ->> 'expected'; \
+    update games set ",
+    sqlite_sql!(play_columns),
+    " from temp.batch_written as w where games.id = w.id and ",
+    sqlite_sql!(seats_as_stored),
+    "; update games set ",
+    sqlite_sql!(seat_columns),
+    ", ",
+    sqlite_sql!(play_columns),
+    " from temp.batch_written as w \
+    where games.id = w.id and games.version = w.value ->> 'expected'; ",
+    sqlite_sql!(insert_moves_from "$2"),
+    " where value ->> 'game_id' in (select id from temp.batch_written); \
+    select json_group_array(id) from temp.batch_written; \
+    commit;"
+);
 
 const POSTGRES: BulkSql = BulkSql {
     update_play: None,
