@@ -17,11 +17,14 @@
 //! round trip to sqlx's SQLite worker thread), and the statement texts never
 //! change (prepared once per connection).
 //!
-//! On Postgres the whole batch is usually one call of the
-//! `chess_commit_batch` function ([`Store::write_at_once`]): one round trip
-//! for its players, games, seats taken, changes and moves. The rare batch it
-//! does not take (a take-back, a rematch, an account's win to pay, a game
-//! another node moved on) goes statement by statement.
+//! The whole batch is usually one round trip for its players, games, seats
+//! taken, changes and moves: on Postgres one call of the
+//! `chess_commit_batch` function ([`Store::write_at_once`]), on SQLite one
+//! multi-statement text run by sqlx's worker thread
+//! ([`SQLITE_BATCH_AT_ONCE`], [`Store::write_sqlite_at_once`]). The rare
+//! batch they do not take (a take-back, a rematch, an account's win to pay,
+//! and on Postgres a game another node moved on) goes statement by
+//! statement.
 
 use chess_game::GameResult;
 use serde::Serialize;
@@ -126,15 +129,14 @@ pub struct BatchOutcome {
 /// How a batch was written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BatchPath {
-    /// Statement by statement: on SQLite a batch with anything but changes
-    /// to games in play (a game's set-up, a take-back, a rematch, an
-    /// ending); on Postgres a batch with a take-back, a rematch, an ending
-    /// that may pay a reward or a game whose version moved on.
+    /// Statement by statement: a batch with a take-back, a rematch or an
+    /// ending that may pay a reward, and on Postgres one with a game whose
+    /// version moved on.
     #[default]
     Statements,
     /// In one round trip: on Postgres one call of the `chess_commit_batch`
     /// function, on SQLite one multi-statement text run by sqlx's worker
-    /// thread ([`SQLITE_CHANGES_AT_ONCE`]).
+    /// thread ([`SQLITE_BATCH_AT_ONCE`]).
     OneStatement,
 }
 
@@ -181,7 +183,7 @@ impl Store {
         if let Some(outcome) = self.write_at_once(batch, channel, &announce).await? {
             return Ok(outcome);
         }
-        if let Some(outcome) = self.write_changes_at_once(batch).await? {
+        if let Some(outcome) = self.write_sqlite_at_once(batch).await? {
             return Ok(outcome);
         }
         let writes = &batch.writes;
@@ -285,7 +287,7 @@ impl Store {
             match tx.backend() {
                 Backend::Sqlite(tx) => {
                     sqlx::query(sql.insert_moves)
-                        .bind(to_json(&new_moves)?)
+                        .bind(MoveColumns::of(&new_moves).to_json_rows()?)
                         .execute(&mut **tx)
                         .await?;
                 }
@@ -367,18 +369,7 @@ impl Store {
             })
             .collect();
         // The function hands the batch back if any of these is an account.
-        let settling_winners: Vec<String> = writes
-            .iter()
-            .filter_map(|write| {
-                let color = rewarded_color(write.settle.as_ref()?)?;
-                let game = &write.row;
-                let seats = chess_rules::ByColor {
-                    white: game.white_id,
-                    black: game.black_id,
-                };
-                seats.get(color).map(|id| id.to_string())
-            })
-            .collect();
+        let settling_winners = settling_winners(writes.iter().copied());
         // Every write lands or none does: their notices go out together. A
         // claim's goes out alone, if it takes its seat.
         let claims = batch.claims.len();
@@ -451,26 +442,24 @@ impl Store {
     }
 
     /// The batch on SQLite in one round trip to sqlx's worker thread
-    /// ([`SQLITE_CHANGES_AT_ONCE`]) when it holds only changes to games in
-    /// play: moves, offers, premoves, clocks. `None`, with nothing written,
-    /// for any other batch (new players or games, seats taken, a take-back,
-    /// a rematch, an ending, which the ledger settles), which goes
-    /// statement by statement.
+    /// ([`SQLITE_BATCH_AT_ONCE`]): its new players, new games, seats taken,
+    /// changes and moves. `None`, with nothing written, when the batch is
+    /// not for it (a take-back, a rematch) or an account may win a reward
+    /// in it: the caller then writes it statement by statement, where the
+    /// ledger settles rewards.
     ///
     /// # Errors
     /// A database error; the transaction is rolled back first, so nothing
     /// of the batch is stored.
-    async fn write_changes_at_once(&self, batch: &Batch) -> Result<Option<BatchOutcome>> {
+    async fn write_sqlite_at_once(&self, batch: &Batch) -> Result<Option<BatchOutcome>> {
         let Backend::Sqlite(pool) = &self.writer else {
             return Ok(None);
         };
-        let changes_only = batch.players.is_empty()
-            && batch.games.is_empty()
-            && batch.claims.is_empty()
-            && batch.writes.iter().all(|write| {
-                write.rematch.is_none() && write.keep_moves.is_none() && write.settle.is_none()
-            });
-        if !changes_only || batch.writes.is_empty() {
+        if batch
+            .writes
+            .iter()
+            .any(|write| write.rematch.is_some() || write.keep_moves.is_some())
+        {
             return Ok(None);
         }
         let updates: Vec<GameUpdate<'_>> = batch.writes.iter().map(GameUpdate::of).collect();
@@ -487,9 +476,13 @@ impl Store {
         let mut conn = pool.acquire().await?;
         // `fetch_all`, not `fetch_one`: sqlx stops a text at the first row
         // asked for, which would leave the `commit` unrun.
-        let answer = sqlx::query(SQLITE_CHANGES_AT_ONCE)
-            .bind(to_json(&updates)?)
-            .bind(to_json(&new_moves)?)
+        let answer = sqlx::query(SQLITE_BATCH_AT_ONCE)
+            .bind(GameColumns::of(&updates).to_json_rows()?)
+            .bind(MoveColumns::of(&new_moves).to_json_rows()?)
+            .bind(PlayerColumns::of(&batch.players).to_json_rows()?)
+            .bind(NewGameColumns::of(&batch.games).to_json_rows()?)
+            .bind(ClaimColumns::of(&batch.claims).to_json_rows()?)
+            .bind(to_json(&settling_winners(&batch.writes))?)
             .fetch_all(&mut *conn)
             .await;
         let rows = match answer {
@@ -505,19 +498,26 @@ impl Store {
                     tracing::warn!(%rollback, "closing the writer's connection after a failed rollback");
                     conn.close_on_drop();
                 }
+                if error.to_string().contains(SETTLE_THROUGH_THE_LEDGER) {
+                    return Ok(None);
+                }
                 return Err(error.into());
             }
         };
         // The batch has committed: an answer that cannot be read leaves it
         // in doubt (the owners ask the store what landed).
-        let mut written: Vec<Uuid> = rows
-            .first()
-            .and_then(|row| row.try_get::<String, _>(0).ok())
-            .and_then(|ids| serde_json::from_str(&ids).ok())
-            .ok_or_else(|| {
-                sqlx::Error::Protocol("the batch's answer is not a list of game ids".to_owned())
-            })?;
-        written.sort_unstable();
+        let ids = |column: usize| -> Result<Vec<Uuid>> {
+            let mut ids: Vec<Uuid> = rows
+                .first()
+                .and_then(|row| row.try_get::<String, _>(column).ok())
+                .and_then(|ids| serde_json::from_str(&ids).ok())
+                .ok_or_else(|| {
+                    sqlx::Error::Protocol("the batch's answer is not two lists of game ids".into())
+                })?;
+            ids.sort_unstable();
+            Ok(ids)
+        };
+        let (written, claimed) = (ids(0)?, ids(1)?);
         let writes = batch
             .writes
             .iter()
@@ -530,12 +530,34 @@ impl Store {
             })
             .collect();
         Ok(Some(BatchOutcome {
-            claimed: Vec::new(),
+            claimed: batch
+                .claims
+                .iter()
+                .map(|claim| claimed.binary_search(&claim.game).is_ok())
+                .collect(),
             writes,
             notices_sent: 0,
             path: BatchPath::OneStatement,
         }))
     }
+}
+
+/// The players who win a reward if they are accounts: the winners of the
+/// writes' decisive endings (a draw, an abort or a game with nobody in the
+/// winning seat pays nothing whoever plays).
+fn settling_winners<'a>(writes: impl IntoIterator<Item = &'a GameWrite>) -> Vec<String> {
+    writes
+        .into_iter()
+        .filter_map(|write| {
+            let color = rewarded_color(write.settle.as_ref()?)?;
+            let game = &write.row;
+            let seats = chess_rules::ByColor {
+                white: game.white_id,
+                black: game.black_id,
+            };
+            seats.get(color).map(|id| id.to_string())
+        })
+        .collect()
 }
 
 /// Writes the batch's new players, new games and seat claims (in that
@@ -662,21 +684,60 @@ const SQLITE: BulkSql = BulkSql {
     insert_moves: sqlite_sql!(insert_moves_from "$1"),
 };
 
-/// A batch of changes to games in play on SQLite, in one text run by
-/// sqlx's worker thread: a round trip to that thread instead of four (begin,
-/// update, insert, commit), each a wake-up of the worker and one back. The
-/// games whose compare-and-set holds are found first, under the write lock
-/// `BEGIN IMMEDIATE` takes, and kept in a temporary table (the connection's
-/// own, emptied every batch); the updates, the moves and the answer then
-/// take exactly those: a game whose version moved on is left out alone,
-/// as on the statement-by-statement path. The answer is the ids written, as
-/// one JSON array (one row to send back, however many games).
+/// The name of the check [`SQLITE_BATCH_AT_ONCE`] fails when an account
+/// may win a reward in the batch: the ledger settles it statement by
+/// statement.
+const SETTLE_THROUGH_THE_LEDGER: &str = "settle_through_the_ledger";
+
+/// A whole batch on SQLite in one text run by sqlx's worker thread: a round
+/// trip to that thread instead of one per statement (begin, each set-up,
+/// the updates, the moves, commit), each a wake-up of the worker and one
+/// back. Under the write lock that `BEGIN IMMEDIATE` takes, the seats that
+/// are still free and the games whose compare-and-set holds are decided
+/// first, into temporary tables of the connection's own (emptied every
+/// batch); the updates, the moves and the answer then take exactly those,
+/// so a taken seat or a stale game is refused alone, as statement by
+/// statement. The answer is one row: the ids written and the ids whose
+/// seat was taken, as two JSON arrays. A winner who is an account fails a
+/// named check before anything else is written (the batch then goes
+/// statement by statement, where the ledger pays).
 ///
-/// `$1` is the games' changes, `$2` the new moves, as JSON arrays.
-const SQLITE_CHANGES_AT_ONCE: &str = concat!(
+/// The parameters are JSON arrays: `$1` the games' changes, `$2` the new
+/// moves, `$3` the new players, `$4` the new games, `$5` the seats taken,
+/// `$6` the winners of rewarding endings.
+const SQLITE_BATCH_AT_ONCE: &str = concat!(
     "begin immediate; \
+    create temp table if not exists batch_winners (id text not null, kind text, \
+        constraint settle_through_the_ledger check (kind is not 'account')); \
+    create temp table if not exists batch_claimed (id text primary key, value text not null); \
     create temp table if not exists batch_written (id text primary key, value text not null); \
+    delete from temp.batch_winners; \
+    delete from temp.batch_claimed; \
     delete from temp.batch_written; \
+    insert into temp.batch_winners (id, kind) \
+        select w.value, players.kind from json_each($6) as w left join players on players.id = w.value; \
+    insert into players (id, kind, name, created_at) \
+        select value ->> 'id', value ->> 'kind', value ->> 'name', value ->> 'created_at' \
+        from json_each($3) where true on conflict (id) do nothing; \
+    insert into games (id, mode, white_id, black_id, computer_level, time_control, status, \
+        result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
+        recent_events, premove_nodes) \
+        select value ->> 'id', value ->> 'mode', value ->> 'white_id', value ->> 'black_id', \
+        value ->> 'computer_level', value ->> 'time_control', value ->> 'status', \
+        value ->> 'result', value ->> 'state', value ->> 'version', value ->> 'rematch_of', \
+        value ->> 'rematch_id', value ->> 'created_at', value ->> 'updated_at', \
+        value ->> 'deadline_at', value ->> 'recent_events', value ->> 'premove_nodes' \
+        from json_each($4); \
+    insert into temp.batch_claimed (id, value) \
+        select games.id, c.value from json_each($5) as c join games on games.id = c.value ->> 'game' \
+        where games.status = 'open' and case when c.value ->> 'white' \
+        then games.white_id is null else games.black_id is null end; \
+    update games set \
+        white_id = case when c.value ->> 'white' then c.value ->> 'player' else games.white_id end, \
+        black_id = case when c.value ->> 'white' then games.black_id else c.value ->> 'player' end, \
+        state = c.value ->> 'state', status = 'playing', updated_at = c.value ->> 'now', \
+        deadline_at = c.value ->> 'deadline_at' \
+        from temp.batch_claimed as c where games.id = c.id; \
     insert into temp.batch_written (id, value) \
         select games.id, w.value from json_each($1) as w join games on games.id = w.value ->> 'id' \
         where games.version = w.value ->> 'expected'; \
@@ -692,7 +753,8 @@ const SQLITE_CHANGES_AT_ONCE: &str = concat!(
     where games.id = w.id and games.version = w.value ->> 'expected'; ",
     sqlite_sql!(insert_moves_from "$2"),
     " where value ->> 'game_id' in (select id from temp.batch_written); \
-    select json_group_array(id) from temp.batch_written; \
+    select (select json_group_array(id) from temp.batch_written), \
+        (select json_group_array(id) from temp.batch_claimed); \
     commit;"
 );
 
@@ -722,7 +784,7 @@ async fn update_games(
 ) -> Result<Vec<String>> {
     let ids = match tx.backend() {
         Backend::Sqlite(tx) => sqlx::query(sql)
-            .bind(to_json(&updates)?)
+            .bind(GameColumns::of(updates).to_json_rows()?)
             .fetch_all(&mut **tx)
             .await?
             .iter()
@@ -745,6 +807,8 @@ type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArgu
 /// Declares rows bound to Postgres as one array per column: a struct of one
 /// `Vec` per column, `of` to fill it from the rows, and `bind` to bind its
 /// arrays, in the order declared, as the next parameters of a statement.
+/// SQLite, which has no arrays, gets the same rows as one JSON array of
+/// objects keyed by the column names (`to_json_rows`, read with `json_each`).
 /// They go in Postgres's binary format, so neither the node writes JSON nor
 /// the database parses it (parsing a batch's JSON, with every game's state
 /// and events escaped inside it, was 7% of the machine's CPU in the 1–3 s
@@ -776,6 +840,26 @@ macro_rules! column_arrays {
 
             fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
                 query$(.bind(self.$column))+
+            }
+
+            /// The rows as a JSON array of objects keyed by the column
+            /// names, for SQLite's `json_each` (it has no arrays to bind).
+            fn to_json_rows(&self) -> Result<String> {
+                struct Row<'r, $a>(&'r $name<$a>, usize);
+                impl Serialize for Row<'_, '_> {
+                    fn serialize<S: serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> std::result::Result<S::Ok, S::Error> {
+                        use serde::ser::SerializeMap as _;
+                        let Row(columns, index) = self;
+                        let mut row = serializer.serialize_map(None)?;
+                        $(row.serialize_entry(stringify!($column), &columns.$column[*index])?;)+
+                        row.end()
+                    }
+                }
+                let rows = [$(self.$column.len()),+][0];
+                to_json(&(0..rows).map(|index| Row(self, index)).collect::<Vec<_>>())
             }
         }
     )+};
@@ -851,9 +935,7 @@ column_arrays! {
     }
 }
 
-/// One game's compare-and-set: an element of a batch's JSON on SQLite, a
-/// row of its [`GameColumns`] on Postgres.
-#[derive(Serialize)]
+/// One game's compare-and-set: a row of a batch's [`GameColumns`].
 struct GameUpdate<'a> {
     id: Uuid,
     expected: i64,
@@ -891,9 +973,7 @@ impl<'a> GameUpdate<'a> {
     }
 }
 
-/// One new move: an element of a batch's JSON on SQLite, a row of its
-/// [`MoveColumns`] on Postgres.
-#[derive(Serialize)]
+/// One new move: a row of a batch's [`MoveColumns`].
 struct MoveInsert<'a> {
     game_id: Uuid,
     ply: i64,

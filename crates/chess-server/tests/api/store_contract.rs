@@ -475,15 +475,26 @@ async fn setup_batch_contract(backend: Backend) {
         version: 1,
         ..playing.clone()
     };
+    // An open game whose white seat is free, taken in the batch.
+    let mut white_free = game(&white, &latecomer);
+    white_free.white_id = None;
+    white_free.status = GameStage::Open;
+    store.insert_game(&white_free).await.expect("insert");
+    let white_claim = SeatClaim {
+        white: true,
+        player: black.id,
+        state: r#"{"started":true}"#.to_owned(),
+        ..claim(&white_free, &black, 8)
+    };
 
     // Black is new, and so is the open game; a second claim on the game
-    // already taken loses, alone.
+    // already taken loses, alone, and the free seat is taken.
     let outcome = store
         .write_batch(
             &Batch {
                 players: vec![black.clone(), white.clone()],
                 games: vec![open.clone()],
-                claims: vec![claim(&taken, &black, 6)],
+                claims: vec![claim(&taken, &black, 6), white_claim],
                 writes: vec![write(&moved, 0, vec![move_row(0, "e2e4")])],
             },
             "chess_test",
@@ -491,8 +502,21 @@ async fn setup_batch_contract(backend: Backend) {
         )
         .await
         .expect("the batch commits");
-    assert_eq!(outcome.claimed, vec![false]);
+    assert_eq!(outcome.claimed, vec![false, true]);
     assert!(matches!(outcome.writes[..], [WriteOutcome::Written { .. }]));
+    // A game's set-up rides in the one round trip on both backends.
+    assert_eq!(outcome.path, BatchPath::OneStatement);
+    assert_eq!(
+        store.game(white_free.id).await.expect("read"),
+        Some(GameRow {
+            white_id: Some(black.id),
+            status: GameStage::Playing,
+            state: r#"{"started":true}"#.to_owned(),
+            updated_at: ms(8),
+            deadline_at: Some(ms(8 + 30_000)),
+            ..white_free.clone()
+        })
+    );
     assert_eq!(
         store.player(black.id).await.expect("read"),
         Some(black.clone())
@@ -544,8 +568,8 @@ async fn setup_batch_contract(backend: Backend) {
 
 /// An ending settles its reward in the batch that stores it, exactly as
 /// the ledger decides (`ledger.rs` checks each case through the ledger
-/// alone): on Postgres an ending won by an account goes statement by
-/// statement, through the ledger; any other is written in one statement
+/// alone): on both backends an ending won by an account goes statement by
+/// statement, through the ledger; any other is written in one round trip
 /// and pays nothing.
 async fn endings_batch_contract(backend: Backend) {
     let Some((store, _db)) = fresh_store(backend).await else {
@@ -619,7 +643,7 @@ async fn endings_batch_contract(backend: Backend) {
                 };
                 *seats.get(winner) == PlayerKind::Account
             });
-        let path = if backend == Backend::Postgres && !account_won {
+        let path = if !account_won {
             BatchPath::OneStatement
         } else {
             BatchPath::Statements
