@@ -35,7 +35,14 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         let pool = sqlite_pool(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
         let writer = sqlite_pool(1)
-            .connect_with(options.pragma("cache_size", WRITER_CACHE_SIZE))
+            .connect_with(
+                options
+                    .pragma("cache_size", WRITER_CACHE_SIZE)
+                    // The batch's temporary tables (`store::batch`) hold one
+                    // batch at a time: in memory, not in a file the kernel
+                    // writes back for nothing.
+                    .pragma("temp_store", "memory"),
+            )
             .await?;
         Ok(Store {
             pool: Backend::Sqlite(pool),
