@@ -699,8 +699,11 @@ const SETTLE_THROUGH_THE_LEDGER: &str = "settle_through_the_ledger";
 /// so a taken seat or a stale game is refused alone, as statement by
 /// statement. The answer is one row: the ids written and the ids whose
 /// seat was taken, as two JSON arrays. A winner who is an account fails a
-/// named check before anything else is written (the batch then goes
-/// statement by statement, where the ledger pays).
+/// named check before any game is written (the batch then goes statement
+/// by statement, where the ledger pays). Each step is the statement-by-
+/// statement path's (`insert_player_query!`, `insert_game_query!`,
+/// `claim_seat_query!`, [`SQLITE`]) reading its rows from JSON; the store
+/// contract runs every kind of item through it on SQLite.
 ///
 /// The parameters are JSON arrays: `$1` the games' changes, `$2` the new
 /// moves, `$3` the new players, `$4` the new games, `$5` the seats taken,
@@ -714,11 +717,11 @@ const SQLITE_BATCH_AT_ONCE: &str = concat!(
     delete from temp.batch_winners; \
     delete from temp.batch_claimed; \
     delete from temp.batch_written; \
-    insert into temp.batch_winners (id, kind) \
-        select w.value, players.kind from json_each($6) as w left join players on players.id = w.value; \
     insert into players (id, kind, name, created_at) \
         select value ->> 'id', value ->> 'kind', value ->> 'name', value ->> 'created_at' \
         from json_each($3) where true on conflict (id) do nothing; \
+    insert into temp.batch_winners (id, kind) \
+        select w.value, players.kind from json_each($6) as w left join players on players.id = w.value; \
     insert into games (id, mode, white_id, black_id, computer_level, time_control, status, \
         result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
         recent_events, premove_nodes) \
