@@ -111,6 +111,15 @@ impl Batch {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Whether the batch may be written in one round trip: it takes no
+    /// moves back and starts no rematch (whose new game must exist before
+    /// the old one points at it, and goes if the old one's write does not).
+    fn fits_one_round_trip(&self) -> bool {
+        self.writes
+            .iter()
+            .all(|write| write.rematch.is_none() && write.keep_moves.is_none())
+    }
 }
 
 /// What became of a batch that committed, item by item in the batch's order.
@@ -348,26 +357,14 @@ impl Store {
         let Backend::Postgres(pool) = &self.writer else {
             return Ok(None);
         };
-        if batch
-            .writes
-            .iter()
-            .any(|write| write.rematch.is_some() || write.keep_moves.is_some())
-        {
+        if !batch.fits_one_round_trip() {
             return Ok(None);
         }
         let mut writes: Vec<&GameWrite> = batch.writes.iter().collect();
         writes.sort_by_key(|write| write.row.id);
         let updates: Vec<GameUpdate<'_>> =
             writes.iter().map(|write| GameUpdate::of(write)).collect();
-        let new_moves: Vec<MoveInsert<'_>> = writes
-            .iter()
-            .flat_map(|write| {
-                write
-                    .new_moves
-                    .iter()
-                    .map(|mv| MoveInsert::of(write.row.id, mv))
-            })
-            .collect();
+        let new_moves = MoveInsert::all_of(writes.iter().copied());
         // The function hands the batch back if any of these is an account.
         let settling_winners = settling_winners(writes.iter().copied());
         // Every write lands or none does: their notices go out together. A
@@ -455,24 +452,11 @@ impl Store {
         let Backend::Sqlite(pool) = &self.writer else {
             return Ok(None);
         };
-        if batch
-            .writes
-            .iter()
-            .any(|write| write.rematch.is_some() || write.keep_moves.is_some())
-        {
+        if !batch.fits_one_round_trip() {
             return Ok(None);
         }
         let updates: Vec<GameUpdate<'_>> = batch.writes.iter().map(GameUpdate::of).collect();
-        let new_moves: Vec<MoveInsert<'_>> = batch
-            .writes
-            .iter()
-            .flat_map(|write| {
-                write
-                    .new_moves
-                    .iter()
-                    .map(|mv| MoveInsert::of(write.row.id, mv))
-            })
-            .collect();
+        let new_moves = MoveInsert::all_of(&batch.writes);
         let mut conn = pool.acquire().await?;
         // `fetch_all`, not `fetch_one`: sqlx stops a text at the first row
         // asked for, which would leave the `commit` unrun.
@@ -988,6 +972,19 @@ struct MoveInsert<'a> {
 }
 
 impl<'a> MoveInsert<'a> {
+    /// The new moves of `writes`, in their order.
+    fn all_of(writes: impl IntoIterator<Item = &'a GameWrite>) -> Vec<MoveInsert<'a>> {
+        writes
+            .into_iter()
+            .flat_map(|write| {
+                write
+                    .new_moves
+                    .iter()
+                    .map(|mv| MoveInsert::of(write.row.id, mv))
+            })
+            .collect()
+    }
+
     fn of(game_id: Uuid, mv: &'a MoveRow) -> MoveInsert<'a> {
         MoveInsert {
             game_id,
