@@ -668,6 +668,30 @@ const SQLITE: BulkSql = BulkSql {
     insert_moves: sqlite_sql!(insert_moves_from "$1"),
 };
 
+/// The temporary tables [`SQLITE_BATCH_AT_ONCE`] decides its batch into,
+/// made once on the writer's connection when it opens
+/// ([`create_sqlite_batch_tables`]), not in every batch.
+const SQLITE_BATCH_TABLES: &str = "\
+    create temp table if not exists batch_winners (id text not null, kind text, \
+        constraint settle_through_the_ledger check (kind is not 'account')); \
+    create temp table if not exists batch_claimed (id text primary key, value text not null); \
+    create temp table if not exists batch_written (id text primary key, value text not null);";
+
+/// Makes the writer connection's temporary tables for
+/// [`SQLITE_BATCH_AT_ONCE`] (in memory: the connection has
+/// `temp_store = memory`).
+///
+/// # Errors
+/// The database error.
+pub(super) async fn create_sqlite_batch_tables(
+    connection: &mut sqlx::SqliteConnection,
+) -> std::result::Result<(), sqlx::Error> {
+    sqlx::raw_sql(SQLITE_BATCH_TABLES)
+        .execute(connection)
+        .await
+        .map(|_| ())
+}
+
 /// The name of the check [`SQLITE_BATCH_AT_ONCE`] fails when an account
 /// may win a reward in the batch: the ledger settles it statement by
 /// statement.
@@ -678,8 +702,8 @@ const SETTLE_THROUGH_THE_LEDGER: &str = "settle_through_the_ledger";
 /// the updates, the moves, commit), each a wake-up of the worker and one
 /// back. Under the write lock that `BEGIN IMMEDIATE` takes, the seats that
 /// are still free and the games whose compare-and-set holds are decided
-/// first, into temporary tables of the connection's own (emptied every
-/// batch); the updates, the moves and the answer then take exactly those,
+/// first, into temporary tables of the connection's own
+/// ([`SQLITE_BATCH_TABLES`], emptied every batch); the updates, the moves and the answer then take exactly those,
 /// so a taken seat or a stale game is refused alone, as statement by
 /// statement. The answer is one row: the ids written and the ids whose
 /// seat was taken, as two JSON arrays. A winner who is an account fails a
@@ -694,10 +718,6 @@ const SETTLE_THROUGH_THE_LEDGER: &str = "settle_through_the_ledger";
 /// `$6` the winners of rewarding endings.
 const SQLITE_BATCH_AT_ONCE: &str = concat!(
     "begin immediate; \
-    create temp table if not exists batch_winners (id text not null, kind text, \
-        constraint settle_through_the_ledger check (kind is not 'account')); \
-    create temp table if not exists batch_claimed (id text primary key, value text not null); \
-    create temp table if not exists batch_written (id text primary key, value text not null); \
     delete from temp.batch_winners; \
     delete from temp.batch_claimed; \
     delete from temp.batch_written; \

@@ -35,6 +35,13 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         let pool = sqlite_pool(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
         let writer = sqlite_pool(1)
+            // The batch's temporary tables, made once per connection.
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    refuse_read_only(connection).await?;
+                    super::batch::create_sqlite_batch_tables(connection).await
+                })
+            })
             .connect_with(
                 options
                     .pragma("cache_size", WRITER_CACHE_SIZE)
