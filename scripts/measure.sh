@@ -200,6 +200,15 @@ for i in "${!measured_pids[@]}"; do
         /^chess_commit_batches_total\{path="one_statement"\}/ { one = $2 }
         /^chess_commit_batches_total\{path="statements"\}/ { statements = $2 }
         END { printf "measure: node %d wrote %d batches in one round trip, %d statement by statement\n", node, one, statements }' <<<"$scrape"
+    if [[ $backend == sqlite ]]; then
+        # The log's background checkpoints (the whole run), and how large
+        # the log file grew: it starts over once every page is copied, but
+        # keeps the size it reached.
+        awk -v node=$((i + 1)) -v wal="$(stat -c %s "$work/chess.db-wal" 2>/dev/null || echo 0)" '
+            /^chess_wal_checkpoints_total/ { checkpoints = $2 }
+            /^chess_wal_pages/ { pages = $2 }
+            END { printf "measure: node %d checkpointed its log %d times in the background, %d pages in it at the last; the log file is %.1f MiB\n", node, checkpoints, pages, wal / 1048576 }' <<<"$scrape"
+    fi
     if [[ $nodes -gt 1 ]]; then
         # How the node caught up with the others' changes (the whole run).
         awk -v node=$((i + 1)) '

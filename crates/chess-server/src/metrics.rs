@@ -54,6 +54,8 @@ struct Inner {
     remote_changes: Family<RemoteChangeLabels, Counter>,
     store_errors: Family<StoreErrorLabels, Counter>,
     socket_closes: Family<SocketCloseLabels, Counter>,
+    wal_checkpoints: Counter,
+    wal_pages: Gauge,
 }
 
 /// Why a game socket ended, the label of `chess_game_socket_closes_total`.
@@ -161,6 +163,8 @@ impl Metrics {
             remote_changes: Family::default(),
             store_errors: Family::default(),
             socket_closes: Family::default(),
+            wal_checkpoints: Counter::default(),
+            wal_pages: Gauge::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -229,6 +233,17 @@ impl Metrics {
             "game_socket_closes",
             "Game WebSockets that ended, by reason (who closed them)",
             inner.socket_closes.clone(),
+        );
+        registry.register(
+            "wal_checkpoints",
+            "Background checkpoints of SQLite's write-ahead log (none on Postgres)",
+            inner.wal_checkpoints.clone(),
+        );
+        registry.register(
+            "wal_pages",
+            "Pages in SQLite's write-ahead log at the last background checkpoint: \
+             it starts over from 0 once every page is copied into the database file",
+            inner.wal_pages.clone(),
         );
         // Every label starts at zero, so a family is scraped before its first
         // count and `rate()` over it reads 0 rather than nothing.
@@ -304,6 +319,13 @@ impl Metrics {
             .remote_changes
             .get_or_create(&RemoteChangeLabels { how })
             .inc();
+    }
+
+    /// A background checkpoint of SQLite's log ran, and found `log_pages`
+    /// pages in it.
+    pub fn wal_checkpointed(&self, log_pages: i64) {
+        self.inner.wal_checkpoints.inc();
+        self.inner.wal_pages.set(log_pages);
     }
 
     /// A failed database operation, counted by the kind of failure.
@@ -564,5 +586,19 @@ mod tests {
             sample(&text, "chess_notifications_received_total"),
             Some(1.0)
         );
+    }
+
+    #[test]
+    fn checkpoints_count_and_show_the_last_log_size() {
+        let metrics = Metrics::new();
+        assert_eq!(
+            sample(&metrics.encode(), "chess_wal_checkpoints_total"),
+            Some(0.0)
+        );
+        metrics.wal_checkpointed(1200);
+        metrics.wal_checkpointed(35);
+        let text = metrics.encode();
+        assert_eq!(sample(&text, "chess_wal_checkpoints_total"), Some(2.0));
+        assert_eq!(sample(&text, "chess_wal_pages"), Some(35.0));
     }
 }

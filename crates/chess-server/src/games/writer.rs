@@ -24,7 +24,8 @@ use uuid::Uuid;
 use super::notify::{GAMES_CHANNEL, game_notices};
 use crate::metrics::Metrics;
 use crate::store::{
-    Batch, BatchOutcome, GameRow, GameWrite, PlayerRow, SeatClaim, Store, StoreError, WriteOutcome,
+    Batch, BatchOutcome, Checkpointer, GameRow, GameWrite, PlayerRow, SeatClaim, Store, StoreError,
+    WriteOutcome,
 };
 
 /// Most items (game changes, new players, new games, seats taken) in one
@@ -101,6 +102,7 @@ impl Writer {
         let (queue, inbox) = mpsc::channel(queue.max(1));
         let stop = Arc::new(Notify::new());
         let batch = Batcher {
+            checkpointer: Checkpointer::start(&store, &metrics),
             store,
             node,
             metrics,
@@ -225,6 +227,9 @@ struct Batcher {
     store: Store,
     node: Uuid,
     metrics: Metrics,
+    /// Copies SQLite's log into the database file after the commits, off
+    /// the writer's path (`None` on Postgres).
+    checkpointer: Option<Checkpointer>,
 }
 
 async fn run(batcher: Batcher, mut inbox: mpsc::Receiver<Pending>, stop: Arc<Notify>) {
@@ -375,6 +380,9 @@ impl Batcher {
             .await
         {
             Ok(outcome) => {
+                if let Some(checkpointer) = &self.checkpointer {
+                    checkpointer.committed();
+                }
                 self.metrics
                     .batch_committed(batch.writes.len(), started.elapsed(), outcome.path);
                 self.metrics

@@ -45,6 +45,12 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .connect_with(
                 options
                     .pragma("cache_size", WRITER_CACHE_SIZE)
+                    // The node's checkpointer copies the log into the file
+                    // beside the writer (`store::wal`).
+                    .pragma(
+                        "wal_autocheckpoint",
+                        super::wal::WRITER_AUTOCHECKPOINT_PAGES,
+                    )
                     // The batch's temporary tables (`store::batch`) hold one
                     // batch at a time: in memory, not in a file the kernel
                     // writes back for nothing.

@@ -291,11 +291,13 @@ mod ledger;
 mod nodes;
 mod tokens;
 mod transaction;
+mod wal;
 
 pub use accounts::{AccountRow, SignUpError};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
+pub use wal::{Checkpointer, WalCheckpoint};
 
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]

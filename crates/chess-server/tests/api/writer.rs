@@ -10,6 +10,7 @@ use chess_server::games::notify::{ChangeNotice, GAMES_CHANNEL, parse_game_notice
 use chess_server::games::writer::Writer;
 use chess_server::metrics::Metrics;
 use chess_server::store::{GameRow, GameWrite, PlayerRow, SeatClaim, Store, WriteOutcome};
+use sqlx::Connection as _;
 use uuid::Uuid;
 
 use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store, sample};
@@ -348,4 +349,56 @@ async fn changes_announced(with_lost_write: bool) {
     writer.stop();
     task.await.expect("the writer stops");
     store.close().await;
+}
+
+/// On SQLite the writer's commits are copied from the log into the
+/// database file by the background checkpointer, not by a commit of the
+/// writer's own (which waits for 10,000 pages): a copy of the database
+/// file alone, without its `-wal`, holds a game set up through the writer
+/// once the checkpointer has run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checkpointer_copies_committed_pages_into_the_database_file() {
+    let Some((store, db)) = fresh_store(Backend::Sqlite).await else {
+        return;
+    };
+    let metrics = Metrics::new();
+    let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), 64);
+    let white = guest();
+    writer.insert_player(white.clone()).await.expect("stored");
+    let game = challenge(&white);
+    writer.insert_game(game.clone()).await.expect("stored");
+
+    // Only a checkpoint puts the game in the file itself: the writer's
+    // own would wait for 10,000 pages, and the test's store stays open
+    // (the last connection to close would checkpoint too).
+    let file = db.url.trim_start_matches("sqlite://").to_owned();
+    let in_the_file_alone = || async {
+        let copy = format!("{file}.copy");
+        std::fs::copy(&file, &copy).expect("copy the database file");
+        let mut copied = sqlx::SqliteConnection::connect(&format!("sqlite://{copy}?mode=ro"))
+            .await
+            .expect("open the copy");
+        // Before any checkpoint the file has not even the tables.
+        let found: Option<String> = sqlx::query_scalar("select id from games where id = $1")
+            .bind(game.id.to_string())
+            .fetch_optional(&mut copied)
+            .await
+            .ok()
+            .flatten();
+        found == Some(game.id.to_string())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !in_the_file_alone().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the game is still only in the log"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let metrics = metrics.encode();
+    assert!(sample(&metrics, "chess_wal_checkpoints_total") >= Some(1.0));
+    assert!(sample(&metrics, "chess_wal_pages") > Some(0.0));
+
+    writer.stop();
+    task.await.expect("the writer stops");
 }
