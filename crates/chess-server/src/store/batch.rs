@@ -11,11 +11,13 @@
 //! Every game's compare-and-set and every new move go to the database in one
 //! statement each (on SQLite, the games' changes go through two: a plain
 //! update for moves and offers, then the full one for the rest; see
-//! [`BulkSql`]): SQLite reads the rows from one JSON parameter, Postgres
-//! from one array per column ([`GameColumns`], [`MoveColumns`]). A batch
-//! costs the same few round trips whatever its size (each statement is a
-//! round trip to sqlx's SQLite worker thread), and the statement texts never
-//! change (prepared once per connection).
+//! [`BulkSql`]): Postgres reads the rows from one array per column
+//! ([`GameColumns`], [`MoveColumns`]), SQLite from temporary tables of the
+//! writer's connection, filled first with the rows as plain parameters
+//! ([`SqliteFill`]). A batch costs the same few round trips whatever its
+//! size (each statement is a round trip to sqlx's SQLite worker thread), and
+//! the statement texts never change (prepared once per connection) but for
+//! SQLite's fill, whose text has one `?` per value.
 //!
 //! The whole batch is usually one round trip for its players, games, seats
 //! taken, changes and moves: on Postgres one call of the
@@ -28,8 +30,8 @@
 
 use chess_game::GameResult;
 use serde::Serialize;
-use sqlx::Connection as _;
-use sqlx::Row as _;
+use sqlx::sqlite::{Sqlite, SqliteArguments, SqliteConnection};
+use sqlx::{Arguments as _, Connection as _, Row as _};
 use uuid::Uuid;
 
 use super::{Backend, GameRow, MoveRow, PlayerRow, Result, Store, StoreError, Transaction};
@@ -295,10 +297,10 @@ impl Store {
         if !new_moves.is_empty() {
             match tx.backend() {
                 Backend::Sqlite(tx) => {
-                    sqlx::query(sql.insert_moves)
-                        .bind(MoveColumns::of(&new_moves).to_json_rows()?)
-                        .execute(&mut **tx)
-                        .await?;
+                    let mut fill = SqliteFill::default();
+                    MoveColumns::of(&new_moves).fill_sqlite("batch_moves", &mut fill)?;
+                    fill.run(tx).await?;
+                    sqlx::query(sql.insert_moves).execute(&mut **tx).await?;
                 }
                 Backend::Postgres(tx) => {
                     MoveColumns::of(&new_moves)
@@ -457,15 +459,19 @@ impl Store {
         }
         let updates: Vec<GameUpdate<'_>> = batch.writes.iter().map(GameUpdate::of).collect();
         let new_moves = MoveInsert::all_of(&batch.writes);
+        let mut fill = SqliteFill::default();
+        PlayerColumns::of(&batch.players).fill_sqlite("batch_players", &mut fill)?;
+        NewGameColumns::of(&batch.games).fill_sqlite("batch_games", &mut fill)?;
+        ClaimColumns::of(&batch.claims).fill_sqlite("batch_claims", &mut fill)?;
+        GameColumns::of(&updates).fill_sqlite("batch_changes", &mut fill)?;
+        MoveColumns::of(&new_moves).fill_sqlite("batch_moves", &mut fill)?;
         let mut conn = pool.acquire().await?;
+        // Only the connection's own temporary tables: nothing is written
+        // yet if this fails.
+        fill.run(&mut conn).await?;
         // `fetch_all`, not `fetch_one`: sqlx stops a text at the first row
         // asked for, which would leave the `commit` unrun.
         let answer = sqlx::query(SQLITE_BATCH_AT_ONCE)
-            .bind(GameColumns::of(&updates).to_json_rows()?)
-            .bind(MoveColumns::of(&new_moves).to_json_rows()?)
-            .bind(PlayerColumns::of(&batch.players).to_json_rows()?)
-            .bind(NewGameColumns::of(&batch.games).to_json_rows()?)
-            .bind(ClaimColumns::of(&batch.claims).to_json_rows()?)
             .bind(to_json(&settling_winners(&batch.writes))?)
             .fetch_all(&mut *conn)
             .await;
@@ -598,8 +604,9 @@ fn to_json(value: &impl Serialize) -> Result<String> {
 }
 
 /// The statements of a batch in one dialect: the same work, but SQLite reads
-/// the rows from a JSON array with `json_each`, Postgres from one array per
-/// column with `unnest` (bound by [`GameColumns`] and [`MoveColumns`]).
+/// the rows from its temporary tables (filled by [`SqliteFill`]), Postgres
+/// from one array per column with `unnest` (bound by [`GameColumns`] and
+/// [`MoveColumns`]).
 struct BulkSql {
     /// Compare-and-set of the games whose seats, status, result and rematch
     /// stay as stored (a move, an offer): writes only what such a change
@@ -616,66 +623,76 @@ struct BulkSql {
 }
 
 /// The SQLite batch statements' pieces, as literals for `concat!`: a
-/// game's change is a JSON object `w.value`, the moves a JSON array.
+/// game's change is a row `w` of `temp.batch_changes`.
 macro_rules! sqlite_sql {
     // What a move or an offer changes.
     (play_columns) => {
-        "state = w.value ->> 'state', version = w.value ->> 'version', \
-        updated_at = w.value ->> 'updated_at', deadline_at = w.value ->> 'deadline_at', \
-        recent_events = w.value ->> 'recent_events', premove_nodes = w.value ->> 'premove_nodes'"
+        "state = w.state, version = w.version, updated_at = w.updated_at, \
+        deadline_at = w.deadline_at, recent_events = w.recent_events, \
+        premove_nodes = w.premove_nodes"
     };
     // What only a game's start, seats, end or rematch changes.
     (seat_columns) => {
-        "white_id = w.value ->> 'white_id', black_id = w.value ->> 'black_id', \
-        status = w.value ->> 'status', result = w.value ->> 'result', \
-        rematch_id = w.value ->> 'rematch_id'"
+        "white_id = w.white_id, black_id = w.black_id, status = w.status, result = w.result, \
+        rematch_id = w.rematch_id"
     };
-    // The game's seat columns are as the change leaves them.
-    (seats_as_stored) => {
-        "games.status = w.value ->> 'status' \
-        and games.white_id is w.value ->> 'white_id' and games.black_id is w.value ->> 'black_id' \
-        and games.result is w.value ->> 'result' and games.rematch_id is w.value ->> 'rematch_id'"
-    };
-    (insert_moves_from $moves:literal) => {
+    // The compare-and-set of the games whose seats, status, result and
+    // rematch stay as stored.
+    (update_play) => {
         concat!(
-            "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-            select value ->> 'game_id', value ->> 'ply', value ->> 'uci', value ->> 'san', \
-            value ->> 'clock_ms', value ->> 'played_at', value ->> 'record' from json_each(",
-            $moves,
-            ")"
+            "update games set ",
+            sqlite_sql!(play_columns),
+            " from temp.batch_changes as w \
+            where games.id = w.id and games.version = w.expected \
+            and games.status = w.status \
+            and games.white_id is w.white_id and games.black_id is w.black_id \
+            and games.result is w.result and games.rematch_id is w.rematch_id"
         )
+    };
+    // The compare-and-set of every column (what `update_play` left).
+    (update_games) => {
+        concat!(
+            "update games set ",
+            sqlite_sql!(seat_columns),
+            ", ",
+            sqlite_sql!(play_columns),
+            " from temp.batch_changes as w \
+            where games.id = w.id and games.version = w.expected"
+        )
+    };
+    (insert_moves) => {
+        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+        select game_id, ply, uci, san, clock_ms, played_at, record from temp.batch_moves"
     };
 }
 
 const SQLITE: BulkSql = BulkSql {
-    update_play: Some(concat!(
-        "update games set ",
-        sqlite_sql!(play_columns),
-        " from json_each($1) as w \
-        where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' and ",
-        sqlite_sql!(seats_as_stored),
-        " returning games.id"
-    )),
-    update_games: concat!(
-        "update games set ",
-        sqlite_sql!(seat_columns),
-        ", ",
-        sqlite_sql!(play_columns),
-        " from json_each($1) as w \
-        where games.id = w.value ->> 'id' and games.version = w.value ->> 'expected' \
-        returning games.id"
-    ),
-    insert_moves: sqlite_sql!(insert_moves_from "$1"),
+    update_play: Some(concat!(sqlite_sql!(update_play), " returning games.id")),
+    update_games: concat!(sqlite_sql!(update_games), " returning games.id"),
+    insert_moves: sqlite_sql!(insert_moves),
 };
 
 /// The temporary tables [`SQLITE_BATCH_AT_ONCE`] decides its batch into,
 /// made once on the writer's connection when it opens
 /// ([`create_sqlite_batch_tables`]), not in every batch.
 const SQLITE_BATCH_TABLES: &str = "\
+    create temp table if not exists batch_players (id text, kind text, name text, \
+        created_at integer); \
+    create temp table if not exists batch_games (id text, mode text, white_id text, \
+        black_id text, computer_level integer, time_control text, status text, result text, \
+        state text, version integer, rematch_of text, rematch_id text, created_at integer, \
+        updated_at integer, deadline_at integer, recent_events text, premove_nodes text); \
+    create temp table if not exists batch_claims (game text, white integer, player text, \
+        state text, now integer, deadline_at integer); \
+    create temp table if not exists batch_changes (id text, expected integer, white_id text, \
+        black_id text, status text, result text, state text, version integer, rematch_id text, \
+        updated_at integer, deadline_at integer, recent_events text, premove_nodes text); \
+    create temp table if not exists batch_moves (game_id text, ply integer, uci text, \
+        san text, clock_ms integer, played_at integer, record text); \
     create temp table if not exists batch_winners (id text not null, kind text, \
         constraint settle_through_the_ledger check (kind is not 'account')); \
-    create temp table if not exists batch_claimed (id text primary key, value text not null); \
-    create temp table if not exists batch_written (id text primary key, value text not null);";
+    create temp table if not exists batch_claimed (id text primary key); \
+    create temp table if not exists batch_written (id text primary key);";
 
 /// Makes the writer connection's temporary tables for
 /// [`SQLITE_BATCH_AT_ONCE`] (in memory: the connection has
@@ -700,66 +717,57 @@ const SETTLE_THROUGH_THE_LEDGER: &str = "settle_through_the_ledger";
 /// A whole batch on SQLite in one text run by sqlx's worker thread: a round
 /// trip to that thread instead of one per statement (begin, each set-up,
 /// the updates, the moves, commit), each a wake-up of the worker and one
-/// back. Under the write lock that `BEGIN IMMEDIATE` takes, the seats that
-/// are still free and the games whose compare-and-set holds are decided
-/// first, into temporary tables of the connection's own
-/// ([`SQLITE_BATCH_TABLES`], emptied every batch); the updates, the moves and the answer then take exactly those,
-/// so a taken seat or a stale game is refused alone, as statement by
-/// statement. The answer is one row: the ids written and the ids whose
-/// seat was taken, as two JSON arrays. A winner who is an account fails a
-/// named check before any game is written (the batch then goes statement
-/// by statement, where the ledger pays). Each step is the statement-by-
-/// statement path's (`insert_player_query!`, `insert_game_query!`,
-/// `claim_seat_query!`, [`SQLITE`]) reading its rows from JSON; the store
-/// contract runs every kind of item through it on SQLite.
+/// back. Its rows are in the connection's temporary tables
+/// ([`SQLITE_BATCH_TABLES`]), filled by the round trip before
+/// ([`SqliteFill`]). Under the write lock that `BEGIN IMMEDIATE` takes, the
+/// seats that are still free and the games whose compare-and-set holds are
+/// decided first, into `batch_claimed` and `batch_written`; the updates,
+/// the moves and the answer then take exactly those, so a taken seat or a
+/// stale game is refused alone, as statement by statement. The answer is
+/// one row: the ids written and the ids whose seat was taken, as two JSON
+/// arrays. A winner who is an account fails a named check before any game
+/// is written (the batch then goes statement by statement, where the
+/// ledger pays). Each step is the statement-by-statement path's
+/// (`insert_player_query!`, `insert_game_query!`, `claim_seat_query!`,
+/// [`SQLITE`]) reading its rows from the tables; the store contract runs
+/// every kind of item through it on SQLite.
 ///
-/// The parameters are JSON arrays: `$1` the games' changes, `$2` the new
-/// moves, `$3` the new players, `$4` the new games, `$5` the seats taken,
-/// `$6` the winners of rewarding endings.
+/// The one parameter is the winners of rewarding endings, a JSON array.
 const SQLITE_BATCH_AT_ONCE: &str = concat!(
     "begin immediate; \
     delete from temp.batch_winners; \
     delete from temp.batch_claimed; \
     delete from temp.batch_written; \
     insert into players (id, kind, name, created_at) \
-        select value ->> 'id', value ->> 'kind', value ->> 'name', value ->> 'created_at' \
-        from json_each($3) where true on conflict (id) do nothing; \
+        select id, kind, name, created_at from temp.batch_players \
+        where true on conflict (id) do nothing; \
     insert into temp.batch_winners (id, kind) \
-        select w.value, players.kind from json_each($6) as w left join players on players.id = w.value; \
+        select w.value, players.kind from json_each($1) as w left join players on players.id = w.value; \
     insert into games (id, mode, white_id, black_id, computer_level, time_control, status, \
         result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
         recent_events, premove_nodes) \
-        select value ->> 'id', value ->> 'mode', value ->> 'white_id', value ->> 'black_id', \
-        value ->> 'computer_level', value ->> 'time_control', value ->> 'status', \
-        value ->> 'result', value ->> 'state', value ->> 'version', value ->> 'rematch_of', \
-        value ->> 'rematch_id', value ->> 'created_at', value ->> 'updated_at', \
-        value ->> 'deadline_at', value ->> 'recent_events', value ->> 'premove_nodes' \
-        from json_each($4); \
-    insert into temp.batch_claimed (id, value) \
-        select games.id, c.value from json_each($5) as c join games on games.id = c.value ->> 'game' \
-        where games.status = 'open' and case when c.value ->> 'white' \
+        select id, mode, white_id, black_id, computer_level, time_control, status, result, \
+        state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
+        recent_events, premove_nodes from temp.batch_games; \
+    insert into temp.batch_claimed (id) \
+        select games.id from temp.batch_claims as c join games on games.id = c.game \
+        where games.status = 'open' and case when c.white \
         then games.white_id is null else games.black_id is null end; \
     update games set \
-        white_id = case when c.value ->> 'white' then c.value ->> 'player' else games.white_id end, \
-        black_id = case when c.value ->> 'white' then games.black_id else c.value ->> 'player' end, \
-        state = c.value ->> 'state', status = 'playing', updated_at = c.value ->> 'now', \
-        deadline_at = c.value ->> 'deadline_at' \
-        from temp.batch_claimed as c where games.id = c.id; \
-    insert into temp.batch_written (id, value) \
-        select games.id, w.value from json_each($1) as w join games on games.id = w.value ->> 'id' \
-        where games.version = w.value ->> 'expected'; \
-    update games set ",
-    sqlite_sql!(play_columns),
-    " from temp.batch_written as w where games.id = w.id and ",
-    sqlite_sql!(seats_as_stored),
-    "; update games set ",
-    sqlite_sql!(seat_columns),
-    ", ",
-    sqlite_sql!(play_columns),
-    " from temp.batch_written as w \
-    where games.id = w.id and games.version = w.value ->> 'expected'; ",
-    sqlite_sql!(insert_moves_from "$2"),
-    " where value ->> 'game_id' in (select id from temp.batch_written); \
+        white_id = case when c.white then c.player else games.white_id end, \
+        black_id = case when c.white then games.black_id else c.player end, \
+        state = c.state, status = 'playing', updated_at = c.now, deadline_at = c.deadline_at \
+        from temp.batch_claims as c \
+        where games.id = c.game and c.game in (select id from temp.batch_claimed); \
+    insert into temp.batch_written (id) \
+        select games.id from temp.batch_changes as w join games on games.id = w.id \
+        where games.version = w.expected; ",
+    sqlite_sql!(update_play),
+    "; ",
+    sqlite_sql!(update_games),
+    "; ",
+    sqlite_sql!(insert_moves),
+    " where game_id in (select id from temp.batch_written); \
     select (select json_group_array(id) from temp.batch_written), \
         (select json_group_array(id) from temp.batch_claimed); \
     commit;"
@@ -790,13 +798,17 @@ async fn update_games(
     updates: &[GameUpdate<'_>],
 ) -> Result<Vec<String>> {
     let ids = match tx.backend() {
-        Backend::Sqlite(tx) => sqlx::query(sql)
-            .bind(GameColumns::of(updates).to_json_rows()?)
-            .fetch_all(&mut **tx)
-            .await?
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<std::result::Result<_, _>>()?,
+        Backend::Sqlite(tx) => {
+            let mut fill = SqliteFill::default();
+            GameColumns::of(updates).fill_sqlite("batch_changes", &mut fill)?;
+            fill.run(tx).await?;
+            sqlx::query(sql)
+                .fetch_all(&mut **tx)
+                .await?
+                .iter()
+                .map(|row| row.try_get(0))
+                .collect::<std::result::Result<_, _>>()?
+        }
         Backend::Postgres(tx) => GameColumns::of(updates)
             .bind(sqlx::query(sql))
             .fetch_all(&mut **tx)
@@ -808,18 +820,81 @@ async fn update_games(
     Ok(ids)
 }
 
+/// Most rows in one insert of a [`SqliteFill`]: SQLite takes at most
+/// 32,766 parameters in a statement, and a batch may hold 1,024 changes
+/// (`games::writer::MAX_BATCH`) of 13 columns each.
+const SQLITE_FILL_ROWS: usize = 256;
+
+/// Rows for SQLite's temporary batch tables ([`SQLITE_BATCH_TABLES`]) as
+/// one text of plain `?` parameters, run in one round trip before the
+/// statements that read them. Reading the rows from a JSON parameter
+/// instead (`json_each`, then `value ->> 'column'`) turned each row's object
+/// back into text and parsed it again for every column read: three times
+/// the CPU of these inserts for a batch of moves (docs/performance.md,
+/// "Twelfth pass"). The text is made for the batch's sizes and not kept
+/// prepared (`persistent(false)`): a new size would take a slot of sqlx's
+/// statement cache each time.
+#[derive(Default)]
+struct SqliteFill {
+    sql: String,
+    arguments: SqliteArguments,
+}
+
+impl SqliteFill {
+    /// Empties temporary table `table` of the previous batch's rows.
+    fn empty(&mut self, table: &str) {
+        self.sql.push_str("delete from temp.");
+        self.sql.push_str(table);
+        self.sql.push_str("; ");
+    }
+
+    /// An insert of `rows` rows of `columns` into temporary table `table`,
+    /// whose values are [`SqliteFill::add`]ed next, row by row.
+    fn insert(&mut self, table: &str, columns: &[&str], rows: usize) {
+        let row = format!("({})", vec!["?"; columns.len()].join(", "));
+        self.sql.push_str("insert into temp.");
+        self.sql.push_str(table);
+        self.sql.push_str(" (");
+        self.sql.push_str(&columns.join(", "));
+        self.sql.push_str(") values ");
+        self.sql.push_str(&vec![row.as_str(); rows].join(", "));
+        self.sql.push_str("; ");
+    }
+
+    /// The next value of the text.
+    fn add<'t>(&mut self, value: impl sqlx::Encode<'t, Sqlite> + sqlx::Type<Sqlite>) -> Result<()> {
+        self.arguments
+            .add(value)
+            .map_err(|e| StoreError::Corrupt(format!("a batch's value for SQLite: {e}")))
+    }
+
+    /// Runs the text on `connection`.
+    ///
+    /// # Errors
+    /// The database error.
+    async fn run(self, connection: &mut SqliteConnection) -> Result<()> {
+        sqlx::query_with(sqlx::AssertSqlSafe(self.sql), self.arguments)
+            .persistent(false)
+            .execute(connection)
+            .await?;
+        Ok(())
+    }
+}
+
 /// A statement for Postgres, its parameters bound so far.
 type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
 /// Declares rows bound to Postgres as one array per column: a struct of one
 /// `Vec` per column, `of` to fill it from the rows, and `bind` to bind its
 /// arrays, in the order declared, as the next parameters of a statement.
-/// SQLite, which has no arrays, gets the same rows as one JSON array of
-/// objects keyed by the column names (`to_json_rows`, read with `json_each`).
-/// They go in Postgres's binary format, so neither the node writes JSON nor
-/// the database parses it (parsing a batch's JSON, with every game's state
-/// and events escaped inside it, was 7% of the machine's CPU in the 1–3 s
-/// thinking row: docs/performance.md, "Ninth pass").
+/// SQLite, which has no arrays, gets the same rows as plain parameters of
+/// inserts into a temporary table whose columns are named as the fields
+/// (`fill_sqlite`). Neither way does the node write JSON nor the database
+/// parse it: parsing a batch's JSON, with every game's state and events
+/// escaped inside it, was 7% of the machine's CPU on Postgres in the 1–3 s
+/// thinking row (docs/performance.md, "Ninth pass"), and SQLite's
+/// `value ->> 'column'` reread a row's whole object for every column
+/// ("Twelfth pass").
 macro_rules! column_arrays {
     ($(
         $(#[$meta:meta])*
@@ -849,24 +924,21 @@ macro_rules! column_arrays {
                 query$(.bind(self.$column))+
             }
 
-            /// The rows as a JSON array of objects keyed by the column
-            /// names, for SQLite's `json_each` (it has no arrays to bind).
-            fn to_json_rows(&self) -> Result<String> {
-                struct Row<'r, $a>(&'r $name<$a>, usize);
-                impl Serialize for Row<'_, '_> {
-                    fn serialize<S: serde::Serializer>(
-                        &self,
-                        serializer: S,
-                    ) -> std::result::Result<S::Ok, S::Error> {
-                        use serde::ser::SerializeMap as _;
-                        let Row(columns, index) = self;
-                        let mut row = serializer.serialize_map(None)?;
-                        $(row.serialize_entry(stringify!($column), &columns.$column[*index])?;)+
-                        row.end()
+            /// Adds to `fill` the statements that empty the temporary
+            /// table `table` and insert these rows into it, its columns
+            /// named as the fields.
+            fn fill_sqlite(mut self, table: &'static str, fill: &mut SqliteFill) -> Result<()> {
+                const COLUMNS: &[&str] = &[$(stringify!($column)),+];
+                let rows = [$(self.$column.len()),+][0];
+                fill.empty(table);
+                for start in (0..rows).step_by(SQLITE_FILL_ROWS) {
+                    let end = rows.min(start + SQLITE_FILL_ROWS);
+                    fill.insert(table, COLUMNS, end - start);
+                    for index in start..end {
+                        $(fill.add(std::mem::take(&mut self.$column[index]))?;)+
                     }
                 }
-                let rows = [$(self.$column.len()),+][0];
-                to_json(&(0..rows).map(|index| Row(self, index)).collect::<Vec<_>>())
+                Ok(())
             }
         }
     )+};

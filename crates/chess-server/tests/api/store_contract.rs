@@ -300,6 +300,84 @@ async fn changes_batch_contract(backend: Backend) {
     store.close().await;
 }
 
+/// A batch larger than one of SQLite's inserts takes (256 rows), twice in a
+/// row: every game and every move of both lands, the second batch's rows
+/// are its own (the first one's are gone from SQLite's batch tables), and a
+/// stale game among them is refused alone.
+async fn large_batches_contract(backend: Backend) {
+    let Some((store, _db)) = fresh_store(backend).await else {
+        return;
+    };
+    let (_, _, games) = stored_games(&store, 300).await;
+    let after = |row: &GameRow, version: i64| GameRow {
+        version,
+        state: format!(r#"{{"after":{version}}}"#),
+        ..row.clone()
+    };
+    let first: Vec<GameWrite> = games
+        .iter()
+        .map(|row| write(&after(row, 1), 0, vec![move_row(0, "e2e4")]))
+        .collect();
+    let outcome = store
+        .write_batch(&Batch::of_writes(first), "chess_test", |_| Vec::new())
+        .await
+        .expect("the first batch commits");
+    assert!(
+        outcome
+            .writes
+            .iter()
+            .all(|write| matches!(write, WriteOutcome::Written { .. }))
+    );
+    // The second batch: every game moves again but the last, which still
+    // expects the version the first batch moved on from.
+    let second: Vec<GameWrite> = games
+        .iter()
+        .enumerate()
+        .map(|(index, row)| {
+            let expected = if index == games.len() - 1 { 0 } else { 1 };
+            write(&after(row, 2), expected, vec![move_row(1, "e7e5")])
+        })
+        .collect();
+    let outcome = store
+        .write_batch(&Batch::of_writes(second), "chess_test", |_| Vec::new())
+        .await
+        .expect("the second batch commits");
+    let conflicts = outcome
+        .writes
+        .iter()
+        .filter(|write| matches!(write, WriteOutcome::Conflict))
+        .count();
+    assert_eq!(conflicts, 1);
+    assert!(matches!(
+        outcome.writes.last(),
+        Some(WriteOutcome::Conflict)
+    ));
+    for (index, row) in games.iter().enumerate() {
+        let stale = index == games.len() - 1;
+        let version = if stale { 1 } else { 2 };
+        assert_eq!(
+            store.game(row.id).await.expect("read"),
+            Some(after(row, version))
+        );
+        let mut moves = vec![move_row(0, "e2e4")];
+        if !stale {
+            moves.push(move_row(1, "e7e5"));
+        }
+        assert_eq!(store.moves(row.id).await.expect("moves"), moves);
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn large_batches_contract_on_sqlite() {
+    large_batches_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn large_batches_contract_on_postgres() {
+    large_batches_contract(Backend::Postgres).await;
+}
+
 /// Group commit: one game's lost compare-and-set refuses that game alone;
 /// a failing statement fails the whole batch and stores nothing.
 async fn batch_contract(backend: Backend) {
