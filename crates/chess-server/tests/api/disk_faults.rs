@@ -310,7 +310,11 @@ async fn a_commit_refused_by_a_really_full_disk_does_not_spoil_the_connection() 
         return;
     };
     let url = format!("sqlite://{}", disk.path.join("chess.db").display());
-    let mut app = start(test_settings(&url), Backend::Sqlite).await;
+    let mut settings = test_settings(&url);
+    // Up to 81 moves from one socket as fast as the server acks them: more
+    // than a person's burst allowance, which this test is not about.
+    settings.ws_rate_burst = 1_000;
+    let mut app = start(settings, Backend::Sqlite).await;
     let guest = app.guest().await;
     let mut game = Played::start(&app, &guest).await;
     let opening = game.next_move().expect("a first move");
