@@ -294,6 +294,11 @@ impl Metrics {
             .set(i64::try_from(games).unwrap_or(i64::MAX));
     }
 
+    /// The number of games loaded in memory, as last set.
+    pub fn live_games(&self) -> i64 {
+        self.inner.live_games.get()
+    }
+
     /// `count` change notifications sent to the other nodes.
     pub fn notifications_sent(&self, count: u64) {
         self.inner.notifications_sent.inc_by(count);

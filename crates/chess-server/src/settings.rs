@@ -130,6 +130,14 @@ pub struct Settings {
     #[arg(long, env = "WRITE_QUEUE")]
     pub write_queue: Option<usize>,
 
+    /// Microseconds the node's writer may wait for more changes when a
+    /// batch is small and many games are live, so that one commit (and its
+    /// log sync) serves more moves; 0 commits every batch at once. At most
+    /// 100,000. See docs/performance.md, "Thirteenth pass".
+    #[arg(long, env = "COMMIT_LINGER_US", default_value_t = 1_000,
+          value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    pub commit_linger_us: u64,
+
     /// Requests creating or joining games and seeks served at once; past it
     /// they are refused with `429 busy` (a slow database otherwise piles them up).
     #[arg(long, env = "MAX_CONCURRENT_CREATIONS", default_value_t = 64)]
@@ -170,6 +178,7 @@ impl fmt::Debug for Settings {
             .field("metrics_listen", &self.metrics_listen)
             .field("max_sockets", &self.max_sockets)
             .field("write_queue", &self.write_queue)
+            .field("commit_linger_us", &self.commit_linger_us)
             .field("max_concurrent_creations", &self.max_concurrent_creations)
             .finish()
     }
@@ -243,6 +252,19 @@ mod tests {
             Settings::try_parse_from(["chess-server", "--metrics-listen", "9464"]).is_err(),
             "a bare port is not an address"
         );
+    }
+
+    #[test]
+    fn the_commit_linger_is_bounded() {
+        assert_eq!(Settings::defaults().commit_linger_us, 1_000);
+        let off = Settings::parse_from(["chess-server", "--commit-linger-us", "0"]);
+        assert_eq!(off.commit_linger_us, 0);
+        for refused in ["100001", "-1", "1ms"] {
+            assert!(
+                Settings::try_parse_from(["chess-server", "--commit-linger-us", refused]).is_err(),
+                "{refused} accepted"
+            );
+        }
     }
 
     #[test]

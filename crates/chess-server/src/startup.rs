@@ -22,6 +22,7 @@ use crate::auth::routes::Accounts;
 use crate::auth::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
 use crate::games::Hub;
 use crate::games::lobby::Lobby;
+use crate::games::writer::WriterSettings;
 use crate::http::security::AllowedOrigins;
 use crate::metrics::{self, Metrics};
 use crate::overload::Admission;
@@ -165,7 +166,10 @@ impl Application {
             settings.first_move_deadline_ms,
             shutdown_rx,
             metrics.clone(),
-            settings.write_queue.unwrap_or(max_sockets),
+            WriterSettings {
+                queue: settings.write_queue.unwrap_or(max_sockets),
+                linger: std::time::Duration::from_micros(settings.commit_linger_us),
+            },
         );
         hub.ensure_computer_players().await?;
         // Games whose clock ran out while no node ran are flagged by the

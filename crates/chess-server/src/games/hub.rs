@@ -20,7 +20,7 @@ use super::live::Entry;
 use super::notify::{ChangeNotice, PRESENCE_CHANNEL, PresenceNotice, PresenceOutbox};
 use super::owner::{GameHandle, Gone, JoinError, Owner, stored_deadline};
 use super::stored;
-use super::writer::Writer;
+use super::writer::{Writer, WriterSettings};
 use crate::clock::{UnixMs, now_ms};
 use crate::games::model::{GameMode, GameStage, PlayerKind};
 use crate::metrics::Metrics;
@@ -90,8 +90,8 @@ pub struct Hub {
 
 impl Hub {
     /// A hub over `store` for node `node_name` (its address); its tasks stop
-    /// when `shutdown` turns true. Starts the writer (at most `write_queue`
-    /// changes waiting for it); [`Hub::start`] starts
+    /// when `shutdown` turns true. Starts the writer (batching as
+    /// `writer_settings` say); [`Hub::start`] starts
     /// the rest of the background work.
     pub fn new(
         store: Store,
@@ -99,11 +99,11 @@ impl Hub {
         first_move_deadline_ms: u64,
         shutdown: watch::Receiver<bool>,
         metrics: Metrics,
-        write_queue: usize,
+        writer_settings: WriterSettings,
     ) -> (Arc<Hub>, tokio::task::JoinHandle<()>) {
         let node = Uuid::new_v4();
         let (writer, writer_task) =
-            Writer::start(store.clone(), node, metrics.clone(), write_queue);
+            Writer::start(store.clone(), node, metrics.clone(), writer_settings);
         let hub = Arc::new(Hub {
             store,
             writer,

@@ -7,7 +7,7 @@ use chess_rules::ByColor;
 use chess_server::clock::UnixMs;
 use chess_server::games::model::{GameMode, GameStage, PlayerKind};
 use chess_server::games::notify::{ChangeNotice, GAMES_CHANNEL, parse_game_notice};
-use chess_server::games::writer::Writer;
+use chess_server::games::writer::{LINGER_BELOW, LINGER_MIN_LIVE_GAMES, Writer, WriterSettings};
 use chess_server::metrics::Metrics;
 use chess_server::store::{GameRow, GameWrite, PlayerRow, SeatClaim, Store, WriteOutcome};
 use sqlx::Connection as _;
@@ -15,6 +15,12 @@ use uuid::Uuid;
 
 use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store, sample};
 use crate::on_both_stores;
+
+/// A writer that commits each batch as soon as it takes it.
+const AT_ONCE: WriterSettings = WriterSettings {
+    queue: 64,
+    linger: std::time::Duration::ZERO,
+};
 
 fn guest() -> PlayerRow {
     PlayerRow {
@@ -57,7 +63,7 @@ on_both_stores!(
         store.insert_game(&stored).await.expect("insert");
         let open = challenge(&white);
         store.insert_game(&open).await.expect("insert");
-        let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), Metrics::new(), 64);
+        let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), Metrics::new(), AT_ONCE);
 
         // The first item waits for the lock (SQLite's write lock; on Postgres
         // the games table); the next three queue behind
@@ -213,7 +219,7 @@ async fn changes_announced(with_lost_write: bool) {
     listener.listen(GAMES_CHANNEL).await.expect("listen");
     let node = Uuid::new_v4();
     let metrics = Metrics::new();
-    let (writer, task) = Writer::start(store.clone(), node, metrics.clone(), 64);
+    let (writer, task) = Writer::start(store.clone(), node, metrics.clone(), AT_ONCE);
     let notice_of = |row: &GameRow| {
         ChangeNotice {
             id: row.id,
@@ -362,7 +368,7 @@ async fn the_checkpointer_copies_committed_pages_into_the_database_file() {
         return;
     };
     let metrics = Metrics::new();
-    let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), 64);
+    let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), AT_ONCE);
     let white = guest();
     writer.insert_player(white.clone()).await.expect("stored");
     let game = challenge(&white);
@@ -399,6 +405,84 @@ async fn the_checkpointer_copies_committed_pages_into_the_database_file() {
     assert!(sample(&metrics, "chess_wal_checkpoints_total") >= Some(1.0));
     assert!(sample(&metrics, "chess_wal_pages") > Some(0.0));
 
+    writer.stop();
+    task.await.expect("the writer stops");
+}
+
+/// Transactions the writer committed, from its metrics.
+fn transactions(metrics: &Metrics) -> f64 {
+    sample(&metrics.encode(), "chess_commit_batch_seconds_count").unwrap_or(0.0)
+}
+
+/// A small batch waits for more when many games are live, and only then:
+/// a player stored 100 ms after another shares its transaction within a
+/// 2 s linger, and gets one of its own with few games live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_batch_lingers_for_more_only_while_many_games_are_live() {
+    let Some((store, _db)) = fresh_store(Backend::Sqlite).await else {
+        return;
+    };
+    let linger = std::time::Duration::from_secs(2);
+    let two_players_apart = |writer: &Writer| {
+        let (first, second) = (guest(), guest());
+        let writer = writer.clone();
+        async move {
+            let early = tokio::spawn({
+                let writer = writer.clone();
+                async move { writer.insert_player(first).await }
+            });
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            writer.insert_player(second).await.expect("stored");
+            early.await.expect("task").expect("stored");
+        }
+    };
+    for (live, expected) in [
+        (LINGER_MIN_LIVE_GAMES, 1.0),
+        (LINGER_MIN_LIVE_GAMES - 1, 2.0),
+    ] {
+        let metrics = Metrics::new();
+        metrics.live_games_set(usize::try_from(live).expect("positive"));
+        let settings = WriterSettings { queue: 64, linger };
+        let (writer, task) =
+            Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), settings);
+        two_players_apart(&writer).await;
+        assert_eq!(
+            transactions(&metrics),
+            expected,
+            "{live} games live: transactions for two players sent 100 ms apart"
+        );
+        writer.stop();
+        task.await.expect("the writer stops");
+    }
+}
+
+/// Lingering ends as soon as the batch is large enough: with a minute to
+/// wait, [`LINGER_BELOW`] players sent together are all answered at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_that_fills_up_stops_lingering() {
+    let Some((store, _db)) = fresh_store(Backend::Sqlite).await else {
+        return;
+    };
+    let metrics = Metrics::new();
+    metrics.live_games_set(usize::try_from(LINGER_MIN_LIVE_GAMES).expect("positive"));
+    let settings = WriterSettings {
+        queue: 64,
+        linger: std::time::Duration::from_secs(60),
+    };
+    let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), settings);
+    let stores: Vec<_> = (0..LINGER_BELOW)
+        .map(|_| {
+            let writer = writer.clone();
+            tokio::spawn(async move { writer.insert_player(guest()).await })
+        })
+        .collect();
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        for stored in stores {
+            stored.await.expect("task").expect("stored");
+        }
+    })
+    .await;
+    assert!(answered.is_ok(), "a full batch still waited out its linger");
     writer.stop();
     task.await.expect("the writer stops");
 }
