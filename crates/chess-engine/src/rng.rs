@@ -30,7 +30,7 @@ impl Rng {
 
     /// True with probability `1 / n` (never for `n == 0`).
     pub fn one_in(&mut self, n: u32) -> bool {
-        n != 0 && self.next_u64() % u64::from(n) == 0
+        n != 0 && self.next_u64().is_multiple_of(u64::from(n))
     }
 }
 

@@ -90,7 +90,7 @@ impl<'a> Searcher<'a> {
         if self.deadline.stop.load(Ordering::Relaxed) {
             self.aborted = true;
         }
-        if self.nodes % CHECK_EVERY_NODES == 0
+        if self.nodes.is_multiple_of(CHECK_EVERY_NODES)
             && let Some(deadline) = self.deadline.hard_deadline
             && Instant::now() >= deadline
         {

@@ -108,13 +108,13 @@ impl RealTime {
         if initial_ms > MAX_INITIAL_MS {
             return Err(TimeControlError::InitialTooLong { initial_ms });
         }
-        if initial_ms % INITIAL_STEP_MS != 0 {
+        if !initial_ms.is_multiple_of(INITIAL_STEP_MS) {
             return Err(TimeControlError::InitialNotQuarterMinutes { initial_ms });
         }
         if increment_ms > MAX_INCREMENT_MS {
             return Err(TimeControlError::IncrementTooLarge { increment_ms });
         }
-        if increment_ms % 1000 != 0 {
+        if !increment_ms.is_multiple_of(1000) {
             return Err(TimeControlError::IncrementNotWholeSeconds { increment_ms });
         }
         if initial_ms == 0 && increment_ms == 0 {

@@ -466,7 +466,7 @@ async fn new_table(http: &reqwest::Client, base: &str, tally: &mut Tally) -> Res
             .to_owned();
         cookies.push(cookie);
     }
-    let time_control = if tally.games % 2 == 0 {
+    let time_control = if tally.games.is_multiple_of(2) {
         json!({ "kind": "correspondence" })
     } else {
         json!({ "kind": "clock", "initial_ms": 600_000, "increment_ms": 0 })

@@ -382,7 +382,11 @@ fn store_error_kind(error: &StoreError) -> &'static str {
         StoreError::Database(_) => "database",
         StoreError::Shared(error) => store_error_kind(error),
         StoreError::WriterUnavailable(_) => "writer_unavailable",
-        StoreError::UnsupportedUrl(_) | StoreError::Folder(_) | StoreError::Migrate(_) => "setup",
+        StoreError::UnsupportedUrl(_)
+        | StoreError::Folder(_)
+        | StoreError::Migrate(_)
+        | StoreError::Claim { .. }
+        | StoreError::InUse(_) => "setup",
     }
 }
 

@@ -109,6 +109,8 @@ pub struct Application {
     writer: tokio::task::JoinHandle<()>,
     metrics: Metrics,
     metrics_endpoint: Option<metrics::Endpoint>,
+    /// Held until the server has stopped using its SQLite file.
+    sqlite_claim: Option<store::SqliteClaim>,
 }
 
 impl Application {
@@ -134,6 +136,9 @@ impl Application {
             }
             None => load_or_create_secret(&settings.data_dir)?,
         };
+        // Before the database is touched: a second server on an SQLite
+        // file is refused without migrating or writing anything.
+        let sqlite_claim = store::claim_sqlite_file(&settings.database_url)?;
         let store = store::connect(&settings.database_url).await?;
         let metrics = Metrics::new();
         let metrics_endpoint = match settings.metrics_listen {
@@ -267,6 +272,7 @@ impl Application {
             writer,
             metrics,
             metrics_endpoint,
+            sqlite_claim,
         })
     }
 
@@ -330,6 +336,7 @@ impl Application {
             writer,
             metrics,
             metrics_endpoint,
+            sqlite_claim,
             ..
         } = self;
         if let Some(endpoint) = metrics_endpoint {
@@ -362,6 +369,7 @@ impl Application {
         }
         drop(hub);
         store.close().await;
+        drop(sqlite_claim);
         result
     }
 }

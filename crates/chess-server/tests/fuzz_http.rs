@@ -417,7 +417,7 @@ fn check_case(
         *outcomes.entry(outcome).or_default() += 1;
         // A long run shows how far it got, should it be stopped before the end.
         let sent: u64 = outcomes.values().sum();
-        if sent % PROGRESS_EVERY == 0 {
+        if sent.is_multiple_of(PROGRESS_EVERY) {
             let elapsed = fixture.started.elapsed().as_secs_f64();
             eprintln!(
                 "{transport:?}: {sent} bodies in {elapsed:.0} s ({:.0}/s), no failure so far",

@@ -94,6 +94,71 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
     }
 }
 
+/// A server's claim on its SQLite file, held for as long as it runs (an
+/// exclusive `flock` on the file; the kernel drops it with the process,
+/// however it ends).
+///
+/// SQLite serves one node: nodes hear of each other's changes through
+/// Postgres's notifications, and on SQLite a node takes the games it hosts
+/// as stored without asking the file (`games::owner`). A second server on
+/// the same file would serve stale games and never see the other's moves,
+/// so it is refused at start instead.
+#[derive(Debug)]
+pub struct SqliteClaim {
+    _file: std::fs::File,
+}
+
+/// Claims the SQLite file of `database_url` for this server, creating the
+/// file (and its folder) when missing; `None` for Postgres and in-memory
+/// databases. Other connections of this process (tests, tools) are not
+/// affected: SQLite's own locks are of another kind.
+///
+/// # Errors
+/// [`StoreError::InUse`] when another server holds it; the file's error
+/// when it cannot be opened.
+pub fn claim_sqlite_file(database_url: &str) -> Result<Option<SqliteClaim>, StoreError> {
+    if !database_url.starts_with("sqlite:")
+        || database_url.contains(":memory:")
+        || database_url.contains("mode=memory")
+    {
+        return Ok(None);
+    }
+    let options = SqliteConnectOptions::from_str(database_url)?;
+    let path = options.get_filename().to_path_buf();
+    let file = open_to_claim(&path).map_err(|source| StoreError::Claim {
+        path: path.clone(),
+        source,
+    })?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(SqliteClaim { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse(path)),
+        Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Claim { path, source }),
+    }
+}
+
+/// The SQLite file at `path`, opened read-only (enough for the lock, and it
+/// works on a file the server may not write: it then answers `unavailable`
+/// to writes, see `refuse_read_only`); made first when missing.
+fn open_to_claim(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    match std::fs::File::open(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(folder) = path.parent()
+                && !folder.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(folder)?;
+            }
+            // An empty file is a new SQLite database.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)?;
+            std::fs::File::open(path)
+        }
+        opened => opened,
+    }
+}
+
 /// The SQLite writer's page cache, in KiB when negative (SQLite's default is
 /// 2 MiB). Each batch touches a few pages per game in play (its row, its
 /// index entries, its moves); with thousands of games those pages fall out

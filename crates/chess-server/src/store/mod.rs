@@ -50,6 +50,18 @@ pub enum StoreError {
     /// written in the same batch.
     #[error(transparent)]
     Shared(std::sync::Arc<StoreError>),
+    /// The SQLite file could not be opened to claim it.
+    #[error("cannot open the database file {path}: {source}")]
+    Claim {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// Another server runs on this SQLite file.
+    #[error(
+        "another server is using {0}: SQLite serves one node (run several nodes on Postgres, \
+         DATABASE_URL=postgres://...)"
+    )]
+    InUse(std::path::PathBuf),
     /// The node's writer cannot take the write: its queue is full (the
     /// database is not keeping up) or it stopped (the server is shutting
     /// down). Nothing was stored.
@@ -696,4 +708,4 @@ impl Store {
     }
 }
 
-pub use connect::connect;
+pub use connect::{SqliteClaim, claim_sqlite_file, connect};

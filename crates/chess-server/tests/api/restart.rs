@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, clock, correspondence, play_moves};
+use chess_server::startup::{Application, StartupError};
+use chess_server::store::StoreError;
+
+use crate::helpers::{Backend, TestApp, clock, correspondence, play_moves, spawn_app};
 use crate::on_both_backends;
 
 on_both_backends!(restart_mid_games, |app: TestApp| async move {
@@ -108,45 +111,81 @@ on_both_backends!(
     }
 );
 
-on_both_backends!(
-    a_node_that_loses_the_race_reloads,
-    |app: TestApp| async move {
-        // A second node on the same database: the row is the truth, each node's
-        // game a cache; the stale node's write fails its compare-and-set.
-        let other = crate::helpers::start(app.settings.clone(), app.backend).await;
-        let (alice, bob) = (app.guest().await, app.guest().await);
-        let game_id = app.online_game(&alice, &bob, correspondence()).await;
-        // Both nodes cache the game.
-        app.state(&game_id, None).await;
-        other.state(&game_id, None).await;
+/// Two nodes on one Postgres database: the row is the truth, each node's
+/// game a cache; the stale node's write fails its compare-and-set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_loses_the_race_reloads() {
+    let Some(app) = spawn_app(Backend::Postgres).await else {
+        return;
+    };
+    let other = crate::helpers::start(app.settings.clone(), app.backend).await;
+    let (alice, bob) = (app.guest().await, app.guest().await);
+    let game_id = app.online_game(&alice, &bob, correspondence()).await;
+    // Both nodes cache the game.
+    app.state(&game_id, None).await;
+    other.state(&game_id, None).await;
 
-        let mut white_here = app.socket(&game_id, Some(&alice)).await;
-        white_here.hello().await;
-        white_here.play("e2e4", 0).await;
+    let mut white_here = app.socket(&game_id, Some(&alice)).await;
+    white_here.hello().await;
+    white_here.play("e2e4", 0).await;
 
-        // White, on the stale node, tries another first move: the stale game
-        // accepts it, the compare-and-set refuses it, the node reloads and the
-        // retry on the fresh game says why (ply 0 was played there).
-        let mut white_there = other.socket(&game_id, Some(&alice)).await;
-        // No `hello` (it would refresh the cache first): straight to the move.
-        let error = white_there
-            .expect_error(json!({ "type": "move", "uci": "d2d4", "ply": 0 }))
-            .await;
-        assert_eq!(error["code"], "wrong_ply", "{error}");
+    // White, on the stale node, tries another first move: the stale game
+    // accepts it, the compare-and-set refuses it, the node reloads and the
+    // retry on the fresh game says why (ply 0 was played there).
+    let mut white_there = other.socket(&game_id, Some(&alice)).await;
+    // No `hello` (it would refresh the cache first): straight to the move.
+    let error = white_there
+        .expect_error(json!({ "type": "move", "uci": "d2d4", "ply": 0 }))
+        .await;
+    assert_eq!(error["code"], "wrong_ply", "{error}");
 
-        // Black's move on the other node is played on the reloaded game.
-        let mut black_there = other.socket(&game_id, Some(&bob)).await;
-        black_there.hello().await;
-        black_there.play("e7e5", 1).await;
-        let ucis: Vec<Value> = app.state(&game_id, None).await["moves"]
-            .as_array()
-            .expect("moves")
-            .iter()
-            .map(|m| m["uci"].clone())
-            .collect();
-        assert_eq!(ucis, [json!("e2e4"), json!("e7e5")]);
-    }
-);
+    // Black's move on the other node is played on the reloaded game.
+    let mut black_there = other.socket(&game_id, Some(&bob)).await;
+    black_there.hello().await;
+    black_there.play("e7e5", 1).await;
+    let ucis: Vec<Value> = app.state(&game_id, None).await["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m["uci"].clone())
+        .collect();
+    assert_eq!(ucis, [json!("e2e4"), json!("e7e5")]);
+}
+
+/// SQLite serves one node (its nodes would never hear of each other's
+/// moves): a second server on the same file is refused at start, saying
+/// why, while the first goes on serving; once the first has stopped, a
+/// server starts on the file again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_on_an_sqlite_file_is_refused() {
+    let Some(app) = spawn_app(Backend::Sqlite).await else {
+        return;
+    };
+    let (alice, bob) = (app.guest().await, app.guest().await);
+    let game_id = app.online_game(&alice, &bob, correspondence()).await;
+
+    let refused = Application::build(app.settings.clone())
+        .await
+        .expect_err("a second server on the same SQLite file");
+    assert!(
+        matches!(refused, StartupError::Store(StoreError::InUse(_))),
+        "{refused}"
+    );
+    let message = refused.to_string();
+    assert!(
+        message.contains("another server") && message.contains("Postgres"),
+        "{message}"
+    );
+
+    let mut white = app.socket(&game_id, Some(&alice)).await;
+    white.hello().await;
+    white.play("e2e4", 0).await;
+    drop(white);
+
+    let app = app.restart().await;
+    let moves = app.state(&game_id, None).await["moves"].clone();
+    assert_eq!(moves.as_array().map(Vec::len), Some(1), "{moves}");
+}
 
 on_both_backends!(
     shutdown_never_loses_an_acknowledged_move,
