@@ -188,9 +188,9 @@ impl GameHandle {
     }
 
     /// Like [`GameHandle::inspect`], after checking the stored version (one
-    /// small query) and catching up if another node moved the game on: for
-    /// full states, whose readers must not see a stale game even when a
-    /// notice is still on its way (or, on SQLite, never comes).
+    /// small query, on Postgres only: see `Owner::is_stale`) and catching up
+    /// if another node moved the game on: for full states, whose readers
+    /// must not see a stale game even when a notice is still on its way.
     ///
     /// # Errors
     /// [`Gone`] if the owner unloaded before it took the request.
@@ -573,8 +573,14 @@ impl Owner {
         }
     }
 
-    /// Whether the stored game moved past this copy.
+    /// Whether the stored game moved past this copy. Never on SQLite: it has
+    /// one node, and every change to a game that node hosts goes through
+    /// this owner, so the copy is what is stored (a read per full state and
+    /// per refused command, four for every game set up, saved).
     async fn is_stale(&self) -> bool {
+        if !self.hub.store().is_postgres() {
+            return false;
+        }
         match self.hub.store().game_version(self.id()).await {
             Ok(Some(stored)) => stored != self.entry.row.version,
             Ok(None) => false,

@@ -181,6 +181,12 @@ fn sqlite_pool(connections: u32) -> SqlitePoolOptions {
         // The pool retries a connection it cannot open (see
         // `refuse_read_only`) until this runs out.
         .acquire_timeout(POOL_ACQUIRE_TIMEOUT)
+        // An SQLite connection is a file handle in this process: it cannot
+        // die idle as a network connection can, so it is not pinged (a
+        // round trip to its worker thread) every time it is handed out.
+        // sqlx still pings it when it comes back, which also makes sure a
+        // rollback it queued has run.
+        .test_before_acquire(false)
         // When a COMMIT fails (a full disk: SQLite writes its log at
         // commit and then rolls the transaction back itself), sqlx keeps
         // counting the transaction as open on that connection, and every
