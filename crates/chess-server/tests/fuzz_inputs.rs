@@ -211,6 +211,7 @@ fn guest_token() -> (GuestTokens, Identity, String) {
     let identity = Identity {
         id: Uuid::from_u128(42),
         name: "brave-otter-42".to_owned(),
+        stored: None,
     };
     let token = tokens.issue(&identity).expect("a token");
     (tokens, identity, token)

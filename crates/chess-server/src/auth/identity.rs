@@ -23,6 +23,7 @@ use crate::games::model::PlayerKind;
 use crate::http::error::ApiError;
 use crate::settings::Secret;
 use crate::startup::AppState;
+use crate::store::PlayerRow;
 
 /// The cookie holding a guest's token.
 pub const GUEST_COOKIE: &str = "chess_guest";
@@ -36,6 +37,9 @@ const GUEST_LIFETIME: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 pub struct Identity {
     pub id: Uuid,
     pub name: String,
+    /// The stored player, when resolving the identity read it: a route that
+    /// needs the row takes it from here instead of reading it again.
+    pub stored: Option<PlayerRow>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -155,6 +159,7 @@ impl GuestTokens {
         Ok(Identity {
             id,
             name: data.claims.name,
+            stored: None,
         })
     }
 
@@ -219,21 +224,20 @@ pub fn set_cookie(headers: &mut HeaderMap, tokens: &GuestTokens, token: &str) {
 /// database fails.
 pub async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Identity, ApiError> {
     if let Some(session) = state.accounts.session_of(headers).await? {
-        let name = state
-            .store
-            .player(session.account_id)
-            .await?
-            .map(|player| player.name)
-            .unwrap_or_default();
+        let stored = state.store.player(session.account_id).await?;
         return Ok(Identity {
             id: session.account_id,
-            name,
+            name: stored
+                .as_ref()
+                .map(|player| player.name.clone())
+                .unwrap_or_default(),
+            stored,
         });
     }
     let guest = state.tokens.from_headers(headers)?;
     match state.store.player(guest.id).await? {
         Some(player) if player.kind == PlayerKind::Account => Err(IdentityError::Invalid.into()),
-        _ => Ok(guest),
+        stored => Ok(Identity { stored, ..guest }),
     }
 }
 
@@ -291,6 +295,7 @@ mod tests {
         Identity {
             id: Uuid::new_v4(),
             name: "brave-otter-42".to_owned(),
+            stored: None,
         }
     }
 

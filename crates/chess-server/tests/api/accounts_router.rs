@@ -183,6 +183,7 @@ on_both_stores!(
         let guest = Identity {
             id: Uuid::new_v4(),
             name: "Brave Pawn".into(),
+            stored: None,
         };
         let token = app.guests.issue(&guest).expect("a guest token");
         let body = json!({ "username": "Magnus", "password": "correct horse" });
@@ -446,6 +447,7 @@ on_both_stores!(
         let guest = Identity {
             id: Uuid::new_v4(),
             name: "Brave Pawn".into(),
+            stored: None,
         };
         let guest_token = app.guests.issue(&guest).expect("a guest token");
         for cookie in [
