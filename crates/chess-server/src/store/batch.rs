@@ -207,6 +207,9 @@ impl Store {
             "at most one write per game in a batch"
         );
         let mut outcomes = vec![WriteOutcome::Conflict; writes.len()];
+        // The writer pool has one connection: the transaction takes it from
+        // the pool, so a held one goes back first.
+        self.held_writer.0.lock().await.take();
         let mut tx = Transaction::begin(&self.writer).await?;
         let sql = match tx.backend() {
             Backend::Sqlite(_) => &SQLITE,
@@ -401,12 +404,25 @@ impl Store {
             .bind(call)
             .bind(&claim_notices);
         let call = GameColumns::of(&updates).bind(call).bind(&settling_winners);
-        let written = MoveColumns::of(&new_moves)
+        let call = MoveColumns::of(&new_moves)
             .bind(call)
             .bind(channel)
-            .bind(&notices)
-            .fetch_one(pool)
-            .await;
+            .bind(&notices);
+        let mut held = self.held_writer.0.lock().await;
+        let connection = match &mut *held {
+            Some(connection) => connection,
+            empty => empty.insert(pool.acquire().await?),
+        };
+        let written = call.fetch_one(&mut **connection).await;
+        if written
+            .as_ref()
+            .is_err_and(|error| !matches!(error, sqlx::Error::Database(_)))
+        {
+            // Broken, or in an unknown state: back to the pool, which
+            // checks it and closes it if it is gone.
+            *held = None;
+        }
+        drop(held);
         let row = match written {
             Ok(row) => row,
             Err(sqlx::Error::Database(error))

@@ -60,6 +60,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         Ok(Store {
             pool: Backend::Sqlite(pool),
             writer: Backend::Sqlite(writer),
+            held_writer: super::HeldWriter::default(),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -88,6 +89,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         Ok(Store {
             pool: Backend::Postgres(pool),
             writer: Backend::Postgres(writer),
+            held_writer: super::HeldWriter::default(),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))

@@ -334,7 +334,24 @@ pub struct Store {
     /// when many games were being set up at once (docs/performance.md,
     /// "Fifth pass" and "Sixth pass").
     writer: Pool,
+    /// On Postgres, the writer pool's one connection, kept by the group
+    /// commit from one batch to the next ([`HeldWriter`]).
+    held_writer: HeldWriter,
 }
+
+/// The Postgres writer's connection, held between batches: a connection
+/// taken from a pool and given back costs a round trip each way (sqlx pings
+/// it when it is handed out and again when it comes back), which made every
+/// batch, one call of `chess_commit_batch`, three round trips to the
+/// database instead of one, each a wake-up of the database's process on a
+/// busy machine. It goes back to the pool (and its health is checked) when
+/// a statement fails for anything but the database refusing it, and when a
+/// batch is written statement by statement in a transaction of its own.
+/// Empty on SQLite, whose writer connection serves every write of the node.
+#[derive(Clone, Debug, Default)]
+struct HeldWriter(
+    std::sync::Arc<tokio::sync::Mutex<Option<sqlx::pool::PoolConnection<sqlx::Postgres>>>>,
+);
 
 /// The connections a store writes with, for [`with_conn!`]: on SQLite the
 /// writer's one connection, on Postgres the shared pool (its row locks let
