@@ -9,7 +9,8 @@ use clap::Parser;
 #[tokio::main]
 async fn main() -> ExitCode {
     let settings = Settings::parse();
-    telemetry::init(settings.log_format);
+    // Held until the server stops: dropping it writes out the last lines.
+    let _log = telemetry::init(settings.log_format);
     // Every socket is a file: a busy node needs far more than the usual soft
     // limit of 1,024, and the hard limit is the administrator's real ceiling.
     match rlimit::increase_nofile_limit(u64::MAX) {
