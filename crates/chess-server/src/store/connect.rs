@@ -96,28 +96,34 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
     }
 }
 
-/// A server's claim on its SQLite file, held for as long as it runs (an
-/// exclusive `flock` on the file; the kernel drops it with the process,
-/// however it ends).
+/// A server's claim on its SQLite database, held for as long as it runs: an
+/// exclusive `flock` on a file beside the database (its name and `-lock`),
+/// which the kernel drops with the process, however it ends.
 ///
 /// SQLite serves one node: nodes hear of each other's changes through
 /// Postgres's notifications, and on SQLite a node takes the games it hosts
 /// as stored without asking the file (`games::owner`). A second server on
-/// the same file would serve stale games and never see the other's moves,
-/// so it is refused at start instead.
+/// the same database would serve stale games and never see the other's
+/// moves, so it is refused at start instead.
+///
+/// The lock is not taken on the database file itself: closing any
+/// descriptor of a file drops every POSIX lock the process holds on it,
+/// SQLite's own included, so a claim released while this process still had
+/// the database open (a test starting the server again) would have taken
+/// SQLite's locks with it.
 #[derive(Debug)]
 pub struct SqliteClaim {
-    _file: std::fs::File,
+    _lock: std::fs::File,
 }
 
-/// Claims the SQLite file of `database_url` for this server, creating the
-/// file (and its folder) when missing; `None` for Postgres and in-memory
-/// databases. Other connections of this process (tests, tools) are not
-/// affected: SQLite's own locks are of another kind.
+/// Claims the SQLite database of `database_url` for this server, making its
+/// lock file (and the folder) when missing; `None` for Postgres and
+/// in-memory databases. Other connections to the database are not
+/// affected.
 ///
 /// # Errors
-/// [`StoreError::InUse`] when another server holds it; the file's error
-/// when it cannot be opened.
+/// [`StoreError::InUse`] when another server holds it;
+/// [`StoreError::Claim`] when the lock file cannot be made or locked.
 pub fn claim_sqlite_file(database_url: &str) -> Result<Option<SqliteClaim>, StoreError> {
     if !database_url.starts_with("sqlite:")
         || database_url.contains(":memory:")
@@ -126,38 +132,29 @@ pub fn claim_sqlite_file(database_url: &str) -> Result<Option<SqliteClaim>, Stor
         return Ok(None);
     }
     let options = SqliteConnectOptions::from_str(database_url)?;
-    let path = options.get_filename().to_path_buf();
-    let file = open_to_claim(&path).map_err(|source| StoreError::Claim {
+    let database = options.get_filename().to_path_buf();
+    let mut name = database.as_os_str().to_owned();
+    name.push("-lock");
+    let path = std::path::PathBuf::from(name);
+    let claim_error = |source| StoreError::Claim {
         path: path.clone(),
         source,
-    })?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(SqliteClaim { _file: file })),
-        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse(path)),
-        Err(std::fs::TryLockError::Error(source)) => Err(StoreError::Claim { path, source }),
+    };
+    if let Some(folder) = path.parent()
+        && !folder.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(folder).map_err(claim_error)?;
     }
-}
-
-/// The SQLite file at `path`, opened read-only (enough for the lock, and it
-/// works on a file the server may not write: it then answers `unavailable`
-/// to writes, see `refuse_read_only`); made first when missing.
-fn open_to_claim(path: &std::path::Path) -> std::io::Result<std::fs::File> {
-    match std::fs::File::open(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            if let Some(folder) = path.parent()
-                && !folder.as_os_str().is_empty()
-            {
-                std::fs::create_dir_all(folder)?;
-            }
-            // An empty file is a new SQLite database.
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(path)?;
-            std::fs::File::open(path)
-        }
-        opened => opened,
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(claim_error)?;
+    match lock.try_lock() {
+        Ok(()) => Ok(Some(SqliteClaim { _lock: lock })),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse(database)),
+        Err(std::fs::TryLockError::Error(source)) => Err(claim_error(source)),
     }
 }
 

@@ -50,8 +50,8 @@ pub enum StoreError {
     /// written in the same batch.
     #[error(transparent)]
     Shared(std::sync::Arc<StoreError>),
-    /// The SQLite file could not be opened to claim it.
-    #[error("cannot open the database file {path}: {source}")]
+    /// The SQLite database's lock file could not be made or locked.
+    #[error("cannot lock {path}: {source}")]
     Claim {
         path: std::path::PathBuf,
         source: std::io::Error,
