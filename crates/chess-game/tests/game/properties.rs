@@ -31,7 +31,11 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
 }
 
 fn pick_color(choice: u16) -> Color {
-    if choice.is_multiple_of(2) { White } else { Black }
+    if choice.is_multiple_of(2) {
+        White
+    } else {
+        Black
+    }
 }
 
 /// Runs one step; returns the command's outcome.
