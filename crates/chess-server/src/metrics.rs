@@ -379,7 +379,7 @@ fn store_error_kind(error: &StoreError) -> &'static str {
         StoreError::Corrupt(_) => "corrupt",
         StoreError::Database(sqlx::Error::PoolTimedOut) => "pool_timeout",
         StoreError::Database(sqlx::Error::Io(_)) => "io",
-        StoreError::Database(_) => "database",
+        StoreError::Database(_) | StoreError::Sqlite(_) => "database",
         StoreError::Shared(error) => store_error_kind(error),
         StoreError::WriterUnavailable(_) => "writer_unavailable",
         StoreError::UnsupportedUrl(_)

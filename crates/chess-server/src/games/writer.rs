@@ -224,9 +224,10 @@ impl Writer {
 /// back from the pool (sqlx returns it through a task of its own, after a
 /// ping) cost 15 ms a batch alone on SQLite. On its own thread the writer
 /// runs as soon as the database answers (docs/performance.md, "Sixth
-/// pass"). SQLite's driver talks to a thread of its own anyway; a Postgres
-/// connection is driven by the runtime that opened it, so the store opens
-/// the writer's lazily, here (`store::connect`).
+/// pass"). On SQLite the batch is written on this thread itself, which
+/// blocks while SQLite works (`store::sqlite_writer`); a Postgres connection
+/// is driven by the runtime that opened it, so the store opens the writer's
+/// lazily, here (`store::connect`).
 ///
 /// The handle finishes when the thread's work does.
 fn run_on_own_thread(

@@ -8,30 +8,18 @@
 //! node moved on is answered [`WriteOutcome::Conflict`] alone, and the rest
 //! of the batch commits.
 //!
-//! Every game's compare-and-set and every new move go to the database in one
-//! statement each (on SQLite, the games' changes go through two: a plain
-//! update for moves and offers, then the full one for the rest; see
-//! [`BulkSql`]): Postgres reads the rows from one array per column
-//! ([`GameColumns`], [`MoveColumns`]), SQLite from temporary tables of the
-//! writer's connection, filled first with the rows as plain parameters
-//! ([`SqliteFill`]). A batch costs the same few round trips whatever its
-//! size (each statement is a round trip to sqlx's SQLite worker thread), and
-//! the statement texts never change (prepared once per connection) but for
-//! SQLite's fill, whose text has one `?` per value.
-//!
-//! The whole batch is usually one round trip for its players, games, seats
-//! taken, changes and moves: on Postgres one call of the
-//! `chess_commit_batch` function ([`Store::write_at_once`]), on SQLite one
-//! multi-statement text run by sqlx's worker thread
-//! ([`SQLITE_BATCH_AT_ONCE`], [`Store::write_sqlite_at_once`]). The rare
-//! batch they do not take (a take-back, a rematch, an account's win to pay,
+//! The whole batch is usually written in one go. On Postgres it is one call
+//! of the `chess_commit_batch` function ([`Store::write_at_once`]), its rows
+//! bound as one array per column ([`GameColumns`], [`MoveColumns`]): one
+//! round trip. On SQLite the writer's own connection writes it in place on
+//! the writer's thread, a prepared statement per row
+//! ([`super::sqlite_writer`], [`Store::write_on_sqlite_writer`]). The rare
+//! batch neither takes (a take-back, a rematch, an account's win to pay,
 //! and on Postgres a game another node moved on) goes statement by
-//! statement.
+//! statement, where the reward ledger settles rewards.
 
 use chess_game::GameResult;
-use serde::Serialize;
-use sqlx::sqlite::{Sqlite, SqliteArguments, SqliteConnection};
-use sqlx::{Arguments as _, Connection as _, Row as _};
+use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
 use super::{Backend, GameRow, MoveRow, PlayerRow, Result, Store, StoreError, Transaction};
@@ -114,10 +102,11 @@ impl Batch {
         self.len() == 0
     }
 
-    /// Whether the batch may be written in one round trip: it takes no
+    /// Whether the batch may be written in one go (Postgres's function,
+    /// SQLite's own connection, see the module's comment): it takes no
     /// moves back and starts no rematch (whose new game must exist before
     /// the old one points at it, and goes if the old one's write does not).
-    fn fits_one_round_trip(&self) -> bool {
+    pub(super) fn fits_one_go(&self) -> bool {
         self.writes
             .iter()
             .all(|write| write.rematch.is_none() && write.keep_moves.is_none())
@@ -145,9 +134,9 @@ pub enum BatchPath {
     /// version moved on.
     #[default]
     Statements,
-    /// In one round trip: on Postgres one call of the `chess_commit_batch`
-    /// function, on SQLite one multi-statement text run by sqlx's worker
-    /// thread ([`SQLITE_BATCH_AT_ONCE`]).
+    /// In one go: on Postgres one call of the `chess_commit_batch`
+    /// function (one round trip), on SQLite the group commit's own
+    /// connection, in place ([`super::sqlite_writer`]).
     OneStatement,
 }
 
@@ -194,7 +183,7 @@ impl Store {
         if let Some(outcome) = self.write_at_once(batch, channel, &announce).await? {
             return Ok(outcome);
         }
-        if let Some(outcome) = self.write_sqlite_at_once(batch).await? {
+        if let Some(outcome) = self.write_on_sqlite_writer(batch).await? {
             return Ok(outcome);
         }
         let writes = &batch.writes;
@@ -211,8 +200,8 @@ impl Store {
         // the pool, so a held one goes back first.
         self.held_writer.0.lock().await.take();
         let mut tx = Transaction::begin(&self.writer).await?;
-        let sql = match tx.backend() {
-            Backend::Sqlite(_) => &SQLITE,
+        match tx.backend() {
+            Backend::Sqlite(_) => {}
             Backend::Postgres(tx) => {
                 let mut ids: Vec<String> = writes
                     .iter()
@@ -227,9 +216,8 @@ impl Store {
                         .fetch_all(&mut **tx)
                         .await?;
                 }
-                &POSTGRES
             }
-        };
+        }
 
         let claimed = write_setup(&mut tx, batch).await?;
         let mut written = vec![false; writes.len()];
@@ -238,33 +226,15 @@ impl Store {
                 written[index] = write_with_rematch(&mut tx, &writes[index], rematch).await?;
             }
         }
-        let mut bulk: Vec<GameUpdate<'_>> = order
+        let bulk: Vec<&GameWrite> = order
             .iter()
             .map(|&index| &writes[index])
             .filter(|write| write.rematch.is_none())
-            .map(GameUpdate::of)
             .collect();
-        for update in [sql.update_play, Some(sql.update_games)]
-            .into_iter()
-            .flatten()
-        {
-            if bulk.is_empty() {
-                break;
+        for id in update_games(&mut tx, &bulk).await? {
+            if let Ok(at) = order.binary_search_by_key(&id, |&index| writes[index].row.id) {
+                written[order[at]] = true;
             }
-            for id in update_games(&mut tx, update, &bulk).await? {
-                let id = Uuid::parse_str(&id)
-                    .map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))?;
-                if let Ok(at) = order.binary_search_by_key(&id, |&index| writes[index].row.id) {
-                    written[order[at]] = true;
-                }
-            }
-            // What the plain update left (seats, status, result or rematch
-            // changed, or a lost compare-and-set) goes to the full one.
-            bulk.retain(|update| {
-                order
-                    .binary_search_by_key(&update.id, |&index| writes[index].row.id)
-                    .is_ok_and(|at| !written[order[at]])
-            });
         }
 
         let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
@@ -298,20 +268,7 @@ impl Store {
             outcomes[index] = WriteOutcome::Written { reward };
         }
         if !new_moves.is_empty() {
-            match tx.backend() {
-                Backend::Sqlite(tx) => {
-                    let mut fill = SqliteFill::default();
-                    MoveColumns::of(&new_moves).fill_sqlite("batch_moves", &mut fill)?;
-                    fill.run(tx).await?;
-                    sqlx::query(sql.insert_moves).execute(&mut **tx).await?;
-                }
-                Backend::Postgres(tx) => {
-                    MoveColumns::of(&new_moves)
-                        .bind(sqlx::query(sql.insert_moves))
-                        .execute(&mut **tx)
-                        .await?;
-                }
-            }
+            insert_moves(&mut tx, &new_moves).await?;
         }
         let mut outcome = BatchOutcome {
             claimed,
@@ -362,7 +319,7 @@ impl Store {
         let Backend::Postgres(pool) = &self.writer else {
             return Ok(None);
         };
-        if !batch.fits_one_round_trip() {
+        if !batch.fits_one_go() {
             return Ok(None);
         }
         let mut writes: Vec<&GameWrite> = batch.writes.iter().collect();
@@ -456,102 +413,56 @@ impl Store {
         Ok(Some(outcome))
     }
 
-    /// The batch on SQLite in one round trip to sqlx's worker thread
-    /// ([`SQLITE_BATCH_AT_ONCE`]): its new players, new games, seats taken,
-    /// changes and moves. `None`, with nothing written, when the batch is
-    /// not for it (a take-back, a rematch) or an account may win a reward
-    /// in it: the caller then writes it statement by statement, where the
-    /// ledger settles rewards.
+    /// The batch on SQLite's group-commit connection, in place on this
+    /// thread ([`super::sqlite_writer`]): its new players, new games, seats
+    /// taken, changes and moves. `None`, with nothing written, on Postgres,
+    /// and when the batch is not for that path (a take-back, a rematch, an
+    /// account's win to pay): the caller then writes it statement by
+    /// statement.
+    ///
+    /// It holds the sqlx writer connection meanwhile: the node's one SQLite
+    /// write at a time, handed out first come, first served, so a sign-up
+    /// waits for the batch in the pool's line, never in SQLite's busy
+    /// handler. On the multi-threaded runtime (requests, tests) the worker
+    /// is marked as blocking while SQLite runs; the node's writer calls this
+    /// from a thread of its own.
     ///
     /// # Errors
-    /// A database error; the transaction is rolled back first, so nothing
-    /// of the batch is stored.
-    async fn write_sqlite_at_once(&self, batch: &Batch) -> Result<Option<BatchOutcome>> {
-        let Backend::Sqlite(pool) = &self.writer else {
+    /// A database error; nothing of the batch is stored.
+    async fn write_on_sqlite_writer(&self, batch: &Batch) -> Result<Option<BatchOutcome>> {
+        let (Backend::Sqlite(pool), Some(writer)) = (&self.writer, &self.sqlite_writer) else {
             return Ok(None);
         };
-        if !batch.fits_one_round_trip() {
+        if !batch.fits_one_go() {
             return Ok(None);
         }
-        let updates: Vec<GameUpdate<'_>> = batch.writes.iter().map(GameUpdate::of).collect();
-        let new_moves = MoveInsert::all_of(&batch.writes);
-        let mut fill = SqliteFill::default();
-        PlayerColumns::of(&batch.players).fill_sqlite("batch_players", &mut fill)?;
-        NewGameColumns::of(&batch.games).fill_sqlite("batch_games", &mut fill)?;
-        ClaimColumns::of(&batch.claims).fill_sqlite("batch_claims", &mut fill)?;
-        GameColumns::of(&updates).fill_sqlite("batch_changes", &mut fill)?;
-        MoveColumns::of(&new_moves).fill_sqlite("batch_moves", &mut fill)?;
-        let mut conn = pool.acquire().await?;
-        // Only the connection's own temporary tables: nothing is written
-        // yet if this fails.
-        fill.run(&mut conn).await?;
-        // `fetch_all`, not `fetch_one`: sqlx stops a text at the first row
-        // asked for, which would leave the `commit` unrun.
-        let answer = sqlx::query(SQLITE_BATCH_AT_ONCE)
-            .bind(to_json(&settling_winners(&batch.writes))?)
-            .fetch_all(&mut *conn)
-            .await;
-        let rows = match answer {
-            Ok(rows) => rows,
-            Err(error) => {
-                // A statement failed: the ones after it, the commit too,
-                // did not run. Roll back what ran (an error here means no
-                // transaction was open: `begin` itself failed). A connection
-                // whose state is unknown is not handed to the next batch.
-                if let Err(rollback) = sqlx::query("rollback").execute(&mut *conn).await
-                    && !rollback.to_string().contains("no transaction is active")
-                {
-                    tracing::warn!(%rollback, "closing the writer's connection after a failed rollback");
-                    conn.close_on_drop();
-                }
-                if error.to_string().contains(SETTLE_THROUGH_THE_LEDGER) {
-                    return Ok(None);
-                }
-                return Err(error.into());
-            }
-        };
-        // The batch has committed: an answer that cannot be read leaves it
-        // in doubt (the owners ask the store what landed).
-        let ids = |column: usize| -> Result<Vec<Uuid>> {
-            let mut ids: Vec<Uuid> = rows
-                .first()
-                .and_then(|row| row.try_get::<String, _>(column).ok())
-                .and_then(|ids| serde_json::from_str(&ids).ok())
-                .ok_or_else(|| {
-                    sqlx::Error::Protocol("the batch's answer is not two lists of game ids".into())
-                })?;
-            ids.sort_unstable();
-            Ok(ids)
-        };
-        let (written, claimed) = (ids(0)?, ids(1)?);
-        let writes = batch
-            .writes
-            .iter()
-            .map(|write| {
-                if written.binary_search(&write.row.id).is_ok() {
-                    WriteOutcome::Written { reward: None }
-                } else {
-                    WriteOutcome::Conflict
-                }
-            })
-            .collect();
-        Ok(Some(BatchOutcome {
-            claimed: batch
-                .claims
-                .iter()
-                .map(|claim| claimed.binary_search(&claim.game).is_ok())
-                .collect(),
-            writes,
-            notices_sent: 0,
-            path: BatchPath::OneStatement,
-        }))
+        let turn = pool.acquire().await?;
+        let written = blocking(|| {
+            writer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .write(batch)
+        });
+        drop(turn);
+        written
+    }
+}
+
+/// Runs `work`, which blocks its thread, from async code: on the
+/// multi-threaded runtime the worker hands its other tasks over first
+/// (`block_in_place`); on a current-thread runtime (the node's writer has
+/// its own thread) it simply runs.
+pub(super) fn blocking<T>(work: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|runtime| runtime.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
     }
 }
 
 /// The players who win a reward if they are accounts: the winners of the
 /// writes' decisive endings (a draw, an abort or a game with nobody in the
 /// winning seat pays nothing whoever plays).
-fn settling_winners<'a>(writes: impl IntoIterator<Item = &'a GameWrite>) -> Vec<String> {
+pub(super) fn settling_winners<'a>(writes: impl IntoIterator<Item = &'a GameWrite>) -> Vec<String> {
     writes
         .into_iter()
         .filter_map(|write| {
@@ -614,287 +525,97 @@ async fn write_with_rematch(
     })
 }
 
-/// `value` as JSON (plain data: cannot fail in practice).
-fn to_json(value: &impl Serialize) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
+/// The compare-and-set of many games on Postgres, from one array per column
+/// ([`GameColumns`]); returns the ids it updated.
+const POSTGRES_UPDATE_GAMES: &str = "update games set white_id = w.white_id, \
+    black_id = w.black_id, status = w.status, result = w.result, state = w.state, \
+    version = w.version, rematch_id = w.rematch_id, updated_at = w.updated_at, \
+    deadline_at = w.deadline_at, recent_events = w.recent_events, \
+    premove_nodes = w.premove_nodes \
+    from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], \
+    $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::text[], \
+    $13::text[]) as w(id, expected, white_id, black_id, status, result, state, version, \
+    rematch_id, updated_at, deadline_at, recent_events, premove_nodes) \
+    where games.id = w.id and games.version = w.expected \
+    returning games.id";
 
-/// The statements of a batch in one dialect: the same work, but SQLite reads
-/// the rows from its temporary tables (filled by [`SqliteFill`]), Postgres
-/// from one array per column with `unnest` (bound by [`GameColumns`] and
-/// [`MoveColumns`]).
-struct BulkSql {
-    /// Compare-and-set of the games whose seats, status, result and rematch
-    /// stay as stored (a move, an offer): writes only what such a change
-    /// changes, so that SQLite leaves the indexes on those columns alone (it
-    /// rewrites an index entry whenever its column is assigned, even to the
-    /// same value). Returns the ids it updated; the rest go to
-    /// `update_games`. `None` on Postgres, whose updates write every index
-    /// entry anyway (no update of a game is HOT: its deadline is indexed).
-    update_play: Option<&'static str>,
-    /// Compare-and-set of many games; returns the ids it updated.
-    update_games: &'static str,
-    /// Inserts many moves.
-    insert_moves: &'static str,
-}
+/// The insert of many moves on Postgres, from one array per column
+/// ([`MoveColumns`]).
+const POSTGRES_INSERT_MOVES: &str = "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+    select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], \
+    $6::bigint[], $7::text[])";
 
-/// The SQLite batch statements' pieces, as literals for `concat!`: a
-/// game's change is a row `w` of `temp.batch_changes`.
-macro_rules! sqlite_sql {
-    // What a move or an offer changes.
-    (play_columns) => {
-        "state = w.state, version = w.version, updated_at = w.updated_at, \
-        deadline_at = w.deadline_at, recent_events = w.recent_events, \
-        premove_nodes = w.premove_nodes"
-    };
-    // What only a game's start, seats, end or rematch changes.
-    (seat_columns) => {
-        "white_id = w.white_id, black_id = w.black_id, status = w.status, result = w.result, \
-        rematch_id = w.rematch_id"
-    };
-    // The compare-and-set of the games whose seats, status, result and
-    // rematch stay as stored.
-    (update_play) => {
-        concat!(
-            "update games set ",
-            sqlite_sql!(play_columns),
-            " from temp.batch_changes as w \
-            where games.id = w.id and games.version = w.expected \
-            and games.status = w.status \
-            and games.white_id is w.white_id and games.black_id is w.black_id \
-            and games.result is w.result and games.rematch_id is w.rematch_id"
-        )
-    };
-    // The compare-and-set of every column (what `update_play` left).
-    (update_games) => {
-        concat!(
-            "update games set ",
-            sqlite_sql!(seat_columns),
-            ", ",
-            sqlite_sql!(play_columns),
-            " from temp.batch_changes as w \
-            where games.id = w.id and games.version = w.expected"
-        )
-    };
-    (insert_moves) => {
-        "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-        select game_id, ply, uci, san, clock_ms, played_at, record from temp.batch_moves"
-    };
-}
-
-const SQLITE: BulkSql = BulkSql {
-    update_play: Some(concat!(sqlite_sql!(update_play), " returning games.id")),
-    update_games: concat!(sqlite_sql!(update_games), " returning games.id"),
-    insert_moves: sqlite_sql!(insert_moves),
-};
-
-/// The temporary tables [`SQLITE_BATCH_AT_ONCE`] decides its batch into,
-/// made once on the writer's connection when it opens
-/// ([`create_sqlite_batch_tables`]), not in every batch.
-const SQLITE_BATCH_TABLES: &str = "\
-    create temp table if not exists batch_players (id text, kind text, name text, \
-        created_at integer); \
-    create temp table if not exists batch_games (id text, mode text, white_id text, \
-        black_id text, computer_level integer, time_control text, status text, result text, \
-        state text, version integer, rematch_of text, rematch_id text, created_at integer, \
-        updated_at integer, deadline_at integer, recent_events text, premove_nodes text); \
-    create temp table if not exists batch_claims (game text, white integer, player text, \
-        state text, now integer, deadline_at integer); \
-    create temp table if not exists batch_changes (id text, expected integer, white_id text, \
-        black_id text, status text, result text, state text, version integer, rematch_id text, \
-        updated_at integer, deadline_at integer, recent_events text, premove_nodes text); \
-    create temp table if not exists batch_moves (game_id text, ply integer, uci text, \
-        san text, clock_ms integer, played_at integer, record text); \
-    create temp table if not exists batch_winners (id text not null, kind text, \
-        constraint settle_through_the_ledger check (kind is not 'account')); \
-    create temp table if not exists batch_claimed (id text primary key); \
-    create temp table if not exists batch_written (id text primary key);";
-
-/// Makes the writer connection's temporary tables for
-/// [`SQLITE_BATCH_AT_ONCE`] (in memory: the connection has
-/// `temp_store = memory`).
-///
-/// # Errors
-/// The database error.
-pub(super) async fn create_sqlite_batch_tables(
-    connection: &mut sqlx::SqliteConnection,
-) -> std::result::Result<(), sqlx::Error> {
-    sqlx::raw_sql(SQLITE_BATCH_TABLES)
-        .execute(connection)
-        .await
-        .map(|_| ())
-}
-
-/// The name of the check [`SQLITE_BATCH_AT_ONCE`] fails when an account
-/// may win a reward in the batch: the ledger settles it statement by
-/// statement.
-const SETTLE_THROUGH_THE_LEDGER: &str = "settle_through_the_ledger";
-
-/// A whole batch on SQLite in one text run by sqlx's worker thread: a round
-/// trip to that thread instead of one per statement (begin, each set-up,
-/// the updates, the moves, commit), each a wake-up of the worker and one
-/// back. Its rows are in the connection's temporary tables
-/// ([`SQLITE_BATCH_TABLES`]), filled by the round trip before
-/// ([`SqliteFill`]). Under the write lock that `BEGIN IMMEDIATE` takes, the
-/// seats that are still free and the games whose compare-and-set holds are
-/// decided first, into `batch_claimed` and `batch_written`; the updates,
-/// the moves and the answer then take exactly those, so a taken seat or a
-/// stale game is refused alone, as statement by statement. The answer is
-/// one row: the ids written and the ids whose seat was taken, as two JSON
-/// arrays. A winner who is an account fails a named check before any game
-/// is written (the batch then goes statement by statement, where the
-/// ledger pays). Each step is the statement-by-statement path's
-/// (`insert_player_query!`, `insert_game_query!`, `claim_seat_query!`,
-/// [`SQLITE`]) reading its rows from the tables; the store contract runs
-/// every kind of item through it on SQLite.
-///
-/// The one parameter is the winners of rewarding endings, a JSON array.
-const SQLITE_BATCH_AT_ONCE: &str = concat!(
-    "begin immediate; \
-    delete from temp.batch_winners; \
-    delete from temp.batch_claimed; \
-    delete from temp.batch_written; \
-    insert into players (id, kind, name, created_at) \
-        select id, kind, name, created_at from temp.batch_players \
-        where true on conflict (id) do nothing; \
-    insert into temp.batch_winners (id, kind) \
-        select w.value, players.kind from json_each($1) as w left join players on players.id = w.value; \
-    insert into games (id, mode, white_id, black_id, computer_level, time_control, status, \
-        result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
-        recent_events, premove_nodes) \
-        select id, mode, white_id, black_id, computer_level, time_control, status, result, \
-        state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
-        recent_events, premove_nodes from temp.batch_games; \
-    insert into temp.batch_claimed (id) \
-        select games.id from temp.batch_claims as c join games on games.id = c.game \
-        where games.status = 'open' and case when c.white \
-        then games.white_id is null else games.black_id is null end; \
-    update games set \
-        white_id = case when c.white then c.player else games.white_id end, \
-        black_id = case when c.white then games.black_id else c.player end, \
-        state = c.state, status = 'playing', updated_at = c.now, deadline_at = c.deadline_at \
-        from temp.batch_claims as c \
-        where games.id = c.game and c.game in (select id from temp.batch_claimed); \
-    insert into temp.batch_written (id) \
-        select games.id from temp.batch_changes as w join games on games.id = w.id \
-        where games.version = w.expected; ",
-    sqlite_sql!(update_play),
-    "; ",
-    sqlite_sql!(update_games),
-    "; ",
-    sqlite_sql!(insert_moves),
-    " where game_id in (select id from temp.batch_written); \
-    select (select json_group_array(id) from temp.batch_written), \
-        (select json_group_array(id) from temp.batch_claimed); \
-    commit;"
-);
-
-const POSTGRES: BulkSql = BulkSql {
-    update_play: None,
-    update_games: "update games set white_id = w.white_id, black_id = w.black_id, \
-        status = w.status, result = w.result, state = w.state, version = w.version, \
-        rematch_id = w.rematch_id, updated_at = w.updated_at, deadline_at = w.deadline_at, \
-        recent_events = w.recent_events, premove_nodes = w.premove_nodes \
-        from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], \
-        $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::text[], \
-        $13::text[]) as w(id, expected, white_id, black_id, status, result, state, version, \
-        rematch_id, updated_at, deadline_at, recent_events, premove_nodes) \
-        where games.id = w.id and games.version = w.expected \
-        returning games.id",
-    insert_moves: "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-        select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], \
-        $6::bigint[], $7::text[])",
-};
-
-/// Runs `sql`, one of a [`BulkSql`]'s compare-and-sets, on `updates`;
-/// returns the ids of the games it updated.
-async fn update_games(
-    tx: &mut Transaction,
-    sql: &'static str,
-    updates: &[GameUpdate<'_>],
-) -> Result<Vec<String>> {
-    let ids = match tx.backend() {
+/// Each of `writes` as a compare-and-set on its version; returns the ids of
+/// the games updated. One statement on Postgres; on SQLite one per game
+/// (this path takes only the rare batches the group commit's own connection
+/// hands back, see [`super::sqlite_writer`]).
+async fn update_games(tx: &mut Transaction, writes: &[&GameWrite]) -> Result<Vec<Uuid>> {
+    if writes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = match tx.backend() {
         Backend::Sqlite(tx) => {
-            let mut fill = SqliteFill::default();
-            GameColumns::of(updates).fill_sqlite("batch_changes", &mut fill)?;
-            fill.run(tx).await?;
-            sqlx::query(sql)
-                .fetch_all(&mut **tx)
-                .await?
-                .iter()
-                .map(|row| row.try_get(0))
-                .collect::<std::result::Result<_, _>>()?
+            let mut ids = Vec::new();
+            for write in writes {
+                let updated = update_game_query!(write.row, write.expected_version)
+                    .execute(&mut **tx)
+                    .await?
+                    .rows_affected();
+                if updated == 1 {
+                    ids.push(write.row.id.to_string());
+                }
+            }
+            ids
         }
-        Backend::Postgres(tx) => GameColumns::of(updates)
-            .bind(sqlx::query(sql))
-            .fetch_all(&mut **tx)
-            .await?
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<std::result::Result<_, _>>()?,
+        Backend::Postgres(tx) => GameColumns::of(
+            &writes
+                .iter()
+                .map(|write| GameUpdate::of(write))
+                .collect::<Vec<_>>(),
+        )
+        .bind(sqlx::query(POSTGRES_UPDATE_GAMES))
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|row| row.try_get(0))
+        .collect::<std::result::Result<_, _>>()?,
     };
-    Ok(ids)
+    ids.iter()
+        .map(|id| {
+            Uuid::parse_str(id).map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))
+        })
+        .collect()
 }
 
-/// Most rows in one insert of a [`SqliteFill`]: SQLite takes at most
-/// 32,766 parameters in a statement, and a batch may hold 1,024 changes
-/// (`games::writer::MAX_BATCH`) of 13 columns each.
-const SQLITE_FILL_ROWS: usize = 256;
-
-/// Rows for SQLite's temporary batch tables ([`SQLITE_BATCH_TABLES`]) as
-/// one text of plain `?` parameters, run in one round trip before the
-/// statements that read them. Reading the rows from a JSON parameter
-/// instead (`json_each`, then `value ->> 'column'`) turned each row's object
-/// back into text and parsed it again for every column read: three times
-/// the CPU of these inserts for a batch of moves (docs/performance.md,
-/// "Twelfth pass"). The text is made for the batch's sizes and not kept
-/// prepared (`persistent(false)`): a new size would take a slot of sqlx's
-/// statement cache each time.
-#[derive(Default)]
-struct SqliteFill {
-    sql: String,
-    arguments: SqliteArguments,
-}
-
-impl SqliteFill {
-    /// Empties temporary table `table` of the previous batch's rows.
-    fn empty(&mut self, table: &str) {
-        self.sql.push_str("delete from temp.");
-        self.sql.push_str(table);
-        self.sql.push_str("; ");
+/// Inserts `moves`: one statement on Postgres, one per move on SQLite (as
+/// [`update_games`]).
+async fn insert_moves(tx: &mut Transaction, moves: &[MoveInsert<'_>]) -> Result<()> {
+    match tx.backend() {
+        Backend::Sqlite(tx) => {
+            for mv in moves {
+                sqlx::query(
+                    "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
+                     values ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(mv.game_id.to_string())
+                .bind(mv.ply)
+                .bind(mv.uci)
+                .bind(mv.san)
+                .bind(mv.clock_ms)
+                .bind(mv.played_at)
+                .bind(mv.record)
+                .execute(&mut **tx)
+                .await?;
+            }
+        }
+        Backend::Postgres(tx) => {
+            MoveColumns::of(moves)
+                .bind(sqlx::query(POSTGRES_INSERT_MOVES))
+                .execute(&mut **tx)
+                .await?;
+        }
     }
-
-    /// An insert of `rows` rows of `columns` into temporary table `table`,
-    /// whose values are [`SqliteFill::add`]ed next, row by row.
-    fn insert(&mut self, table: &str, columns: &[&str], rows: usize) {
-        let row = format!("({})", vec!["?"; columns.len()].join(", "));
-        self.sql.push_str("insert into temp.");
-        self.sql.push_str(table);
-        self.sql.push_str(" (");
-        self.sql.push_str(&columns.join(", "));
-        self.sql.push_str(") values ");
-        self.sql.push_str(&vec![row.as_str(); rows].join(", "));
-        self.sql.push_str("; ");
-    }
-
-    /// The next value of the text.
-    fn add<'t>(&mut self, value: impl sqlx::Encode<'t, Sqlite> + sqlx::Type<Sqlite>) -> Result<()> {
-        self.arguments
-            .add(value)
-            .map_err(|e| StoreError::Corrupt(format!("a batch's value for SQLite: {e}")))
-    }
-
-    /// Runs the text on `connection`.
-    ///
-    /// # Errors
-    /// The database error.
-    async fn run(self, connection: &mut SqliteConnection) -> Result<()> {
-        sqlx::query_with(sqlx::AssertSqlSafe(self.sql), self.arguments)
-            .persistent(false)
-            .execute(connection)
-            .await?;
-        Ok(())
-    }
+    Ok(())
 }
 
 /// A statement for Postgres, its parameters bound so far.
@@ -903,14 +624,10 @@ type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArgu
 /// Declares rows bound to Postgres as one array per column: a struct of one
 /// `Vec` per column, `of` to fill it from the rows, and `bind` to bind its
 /// arrays, in the order declared, as the next parameters of a statement.
-/// SQLite, which has no arrays, gets the same rows as plain parameters of
-/// inserts into a temporary table whose columns are named as the fields
-/// (`fill_sqlite`). Neither way does the node write JSON nor the database
-/// parse it: parsing a batch's JSON, with every game's state and events
-/// escaped inside it, was 7% of the machine's CPU on Postgres in the 1–3 s
-/// thinking row (docs/performance.md, "Ninth pass"), and SQLite's
-/// `value ->> 'column'` reread a row's whole object for every column
-/// ("Twelfth pass").
+/// The node writes no JSON for the database to parse: parsing a batch's
+/// JSON, with every game's state and events escaped inside it, was 7% of
+/// the machine's CPU on Postgres in the 1–3 s thinking row
+/// (docs/performance.md, "Ninth pass").
 macro_rules! column_arrays {
     ($(
         $(#[$meta:meta])*
@@ -938,23 +655,6 @@ macro_rules! column_arrays {
 
             fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
                 query$(.bind(self.$column))+
-            }
-
-            /// Adds to `fill` the statements that empty the temporary
-            /// table `table` and insert these rows into it, its columns
-            /// named as the fields.
-            fn fill_sqlite(mut self, table: &'static str, fill: &mut SqliteFill) -> Result<()> {
-                const COLUMNS: &[&str] = &[$(stringify!($column)),+];
-                let rows = [$(self.$column.len()),+][0];
-                fill.empty(table);
-                for start in (0..rows).step_by(SQLITE_FILL_ROWS) {
-                    let end = rows.min(start + SQLITE_FILL_ROWS);
-                    fill.insert(table, COLUMNS, end - start);
-                    for index in start..end {
-                        $(fill.add(std::mem::take(&mut self.$column[index]))?;)+
-                    }
-                }
-                Ok(())
             }
         }
     )+};

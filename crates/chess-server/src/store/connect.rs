@@ -34,33 +34,30 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         }
         let pool = sqlite_pool(8).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        // The connection of the node's SQLite writes other than the group
+        // commit's (sign-ups, seeks, ...), and of the rare batches written
+        // statement by statement; holding it is the node's one SQLite write
+        // at a time (`store::sqlite_writer`).
         let writer = sqlite_pool(1)
-            // The batch's temporary tables, made once per connection.
-            .after_connect(|connection, _| {
-                Box::pin(async move {
-                    refuse_read_only(connection).await?;
-                    super::batch::create_sqlite_batch_tables(connection).await
-                })
-            })
-            .connect_with(
-                options
-                    .pragma("cache_size", WRITER_CACHE_SIZE)
-                    // The node's checkpointer copies the log into the file
-                    // beside the writer (`store::wal`).
-                    .pragma(
-                        "wal_autocheckpoint",
-                        super::wal::WRITER_AUTOCHECKPOINT_PAGES,
-                    )
-                    // The batch's temporary tables (`store::batch`) hold one
-                    // batch at a time: in memory, not in a file the kernel
-                    // writes back for nothing.
-                    .pragma("temp_store", "memory"),
-            )
+            .after_connect(|connection, _| Box::pin(refuse_read_only(connection)))
+            .connect_with(options.clone().pragma(
+                "wal_autocheckpoint",
+                super::wal::WRITER_AUTOCHECKPOINT_PAGES,
+            ))
             .await?;
+        // The group commit's own connection; none for a database in memory,
+        // which only sqlx's connections share.
+        let in_memory = database_url.contains(":memory:") || database_url.contains("mode=memory");
+        let sqlite_writer = (!in_memory).then(|| {
+            std::sync::Arc::new(std::sync::Mutex::new(
+                super::sqlite_writer::SqliteWriter::new(options.get_filename().to_path_buf()),
+            ))
+        });
         Ok(Store {
             pool: Backend::Sqlite(pool),
             writer: Backend::Sqlite(writer),
             held_writer: super::HeldWriter::default(),
+            sqlite_writer,
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -90,6 +87,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             pool: Backend::Postgres(pool),
             writer: Backend::Postgres(writer),
             held_writer: super::HeldWriter::default(),
+            sqlite_writer: None,
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))
@@ -157,13 +155,6 @@ pub fn claim_sqlite_file(database_url: &str) -> Result<Option<SqliteClaim>, Stor
         Err(std::fs::TryLockError::Error(source)) => Err(claim_error(source)),
     }
 }
-
-/// The SQLite writer's page cache, in KiB when negative (SQLite's default is
-/// 2 MiB). Each batch touches a few pages per game in play (its row, its
-/// index entries, its moves); with thousands of games those pages fall out
-/// of a small cache between two moves of the same game and are read back
-/// from the file every time.
-const WRITER_CACHE_SIZE: &str = "-32768";
 
 /// How long an SQLite connection waits for another one's write lock before
 /// its statement fails with `SQLITE_BUSY`.

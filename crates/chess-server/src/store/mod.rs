@@ -18,9 +18,12 @@
 
 mod connect;
 mod rows;
+mod sqlite_writer;
 
 pub use batch::{Batch, BatchOutcome, BatchPath, GameWrite, SeatClaim, WriteOutcome};
 pub use rows::{GameRow, MoveRow, PlayerRow, SeekRow};
+
+use std::sync::{Arc, Mutex};
 
 use sqlx::{PgPool, SqlitePool};
 use uuid::Uuid;
@@ -46,6 +49,10 @@ pub enum StoreError {
     /// The database failed.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// SQLite failed on the group commit's own connection
+    /// ([`sqlite_writer`]).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// A failure shared by several requests waiting for the same load or
     /// written in the same batch.
     #[error(transparent)]
@@ -77,6 +84,9 @@ impl StoreError {
         match self {
             StoreError::Shared(inner) => inner.is_unavailable(),
             StoreError::Database(error) => database_unavailable(error),
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(error, _)) => {
+                SQLITE_UNAVAILABLE.contains(&(error.extended_code & 0xff))
+            }
             StoreError::WriterUnavailable(_) => true,
             _ => false,
         }
@@ -337,6 +347,9 @@ pub struct Store {
     /// On Postgres, the writer pool's one connection, kept by the group
     /// commit from one batch to the next ([`HeldWriter`]).
     held_writer: HeldWriter,
+    /// On SQLite, the group commit's own connection, driven in place on the
+    /// writer's thread ([`sqlite_writer`]); `None` on Postgres.
+    sqlite_writer: Option<Arc<Mutex<sqlite_writer::SqliteWriter>>>,
 }
 
 /// The Postgres writer's connection, held between batches: a connection
@@ -419,6 +432,36 @@ impl Store {
                 Pool::Postgres(_) => None,
             })
             .collect()
+    }
+
+    /// Runs `sql` on the SQLite group commit's own connection
+    /// ([`sqlite_writer`]), which is in none of [`Store::sqlite_pools`];
+    /// nothing on Postgres. For tests and tools that set a connection's
+    /// pragmas on every connection the server writes with.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn on_sqlite_writer(&self, sql: &str) -> Result<()> {
+        match &self.sqlite_writer {
+            Some(writer) => batch::blocking(|| {
+                writer
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .execute_batch(sql)
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Closes the SQLite group commit's own connection: the next batch opens
+    /// a new one. For tests, as [`Store::on_sqlite_writer`].
+    pub fn close_sqlite_writer(&self) {
+        if let Some(writer) = &self.sqlite_writer {
+            writer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .close();
+        }
     }
 
     /// Sends `payload` on Postgres channel `channel` now (outside any

@@ -27,7 +27,12 @@ async fn sqlite_app() -> TestApp {
 
 /// Runs `pragma` on every connection of the server's pools (the shared one
 /// and the writer's): all of them are held at once, so each one gets it.
+/// And on the group commit's own connection, which is in no pool.
 async fn on_every_connection(app: &TestApp, pragma: &str) {
+    app.store
+        .on_sqlite_writer(pragma)
+        .await
+        .expect("the pragma runs on the group commit's connection");
     let pools = app.store.sqlite_pools();
     assert!(!pools.is_empty(), "an SQLite store");
     let mut held = Vec::new();
@@ -365,9 +370,10 @@ fn chattr(flag: &str, database: &std::path::Path) -> bool {
         .is_ok_and(|status| status.success())
 }
 
-/// Closes every connection the server's pools hold idle, so that the next
-/// query (and the next batch) opens a new one.
+/// Closes every connection the server's pools hold idle, and the group
+/// commit's own, so that the next query (and the next batch) opens a new one.
 async fn close_idle_connections(app: &TestApp) {
+    app.store.close_sqlite_writer();
     let pools = app.store.sqlite_pools();
     assert!(!pools.is_empty(), "an SQLite store");
     for pool in pools {
