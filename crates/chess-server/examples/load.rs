@@ -38,6 +38,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// The same allocator as the server binary: the tool shares the machine
+/// with the server it measures, and glibc's allocator cost it a few more
+/// microseconds of CPU per move (docs/performance.md, "Fourteenth pass").
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use crate::config::{Args, Config};
 
 #[tokio::main]
