@@ -16,14 +16,23 @@ struct StoredState {
     state: SavedState,
 }
 
+/// [`StoredState`] borrowed from a game, to write it.
+#[derive(Serialize)]
+struct StoredStateOf<'a> {
+    spec: &'a GameSpec,
+    settings: &'a GameSettings,
+    created_at_ms: u64,
+    state: &'a SavedState,
+}
+
 /// The `games.state` JSON of `game`.
 pub fn state_json(game: &Game) -> String {
     let saved = game.saved();
-    let stored = StoredState {
-        spec: saved.spec.clone(),
-        settings: saved.settings,
+    let stored = StoredStateOf {
+        spec: &saved.spec,
+        settings: &saved.settings,
         created_at_ms: saved.created_at_ms,
-        state: saved.state.clone(),
+        state: &saved.state,
     };
     // Plain data with string keys: serialising cannot fail.
     serde_json::to_string(&stored).unwrap_or_default()

@@ -4,6 +4,7 @@
 
 use chess_game::{EventKind, Game, RematchState};
 use chess_rules::{Color, Square};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::clock::UnixMs;
 use crate::games::model::{GameMode, GameStage, Seat};
@@ -12,7 +13,7 @@ use crate::ws::protocol::{
 };
 
 /// The situation after a change, before per-seat filtering.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedSituation {
     pub mode: GameMode,
     pub fen: String,
@@ -90,11 +91,18 @@ impl SharedSituation {
         }
     }
 
-    /// What a viewer holding `seat` sees.
-    pub fn for_seat(&self, seat: Seat) -> SituationView {
+    /// Whether a viewer holding `seat` sees the legal destinations and the
+    /// premove destinations.
+    fn visible_to(&self, seat: Seat) -> (bool, bool) {
         let sees_dests = seat.holds(self.turn);
         // A local player holds both seats and never premoves.
         let sees_premoves = seat == Seat::of(self.turn.other());
+        (sees_dests, sees_premoves)
+    }
+
+    /// What a viewer holding `seat` sees.
+    pub fn for_seat(&self, seat: Seat) -> SituationView {
+        let (sees_dests, sees_premoves) = self.visible_to(seat);
         SituationView {
             fen: self.fen.clone(),
             turn: self.turn,
@@ -115,6 +123,41 @@ impl SharedSituation {
             offers: self.offers,
             result: self.result,
         }
+    }
+}
+
+/// [`SharedSituation::for_seat`] without copying the situation: written as
+/// the [`SituationView`] it would make, field for field. Every socket
+/// renders every event with it, so the position, the destinations and the
+/// event are not copied once per socket per move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatSituation<'a> {
+    pub shared: &'a SharedSituation,
+    pub seat: Seat,
+}
+
+impl Serialize for SeatSituation<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let shared = self.shared;
+        let (sees_dests, sees_premoves) = shared.visible_to(self.seat);
+        let none = Dests::new();
+        let mut view = serializer.serialize_struct("SituationView", 10)?;
+        view.serialize_field("fen", &shared.fen)?;
+        view.serialize_field("turn", &shared.turn)?;
+        view.serialize_field("check", &shared.check)?;
+        view.serialize_field("status", &shared.status)?;
+        view.serialize_field("clocks", &shared.clocks)?;
+        view.serialize_field("first_move_deadline", &shared.first_move_deadline)?;
+        view.serialize_field("dests", if sees_dests { &shared.dests } else { &none })?;
+        let premove_dests = if sees_premoves {
+            &shared.premove_dests
+        } else {
+            &none
+        };
+        view.serialize_field("premove_dests", premove_dests)?;
+        view.serialize_field("offers", &shared.offers)?;
+        view.serialize_field("result", &shared.result)?;
+        view.end()
     }
 }
 
@@ -166,4 +209,55 @@ pub fn public_event(kind: &EventKind) -> Option<EventView> {
         },
         EventKind::TakeBack { ply, .. } => EventView::Takeback { moves: *ply },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use chess_game::{GameSettings, GameSpec};
+
+    use super::*;
+
+    /// A timed online game after 1. e4 e5 2. Nf3, with a draw offer open:
+    /// Black to move, both kinds of destinations and the clocks set.
+    fn situation() -> SharedSituation {
+        let mut game = Game::new(
+            GameSpec::standard("3+2".parse().expect("preset")),
+            GameSettings::default(),
+            1_000,
+        );
+        for (ply, (color, uci)) in [
+            (Color::White, "e2e4"),
+            (Color::Black, "e7e5"),
+            (Color::White, "g1f3"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let ply = u32::try_from(ply).expect("small");
+            game.play_uci(color, uci, Some(ply), 2_000 + u64::from(ply) * 500)
+                .expect("legal");
+        }
+        game.offer_draw(Color::White, 3_500).expect("an offer");
+        SharedSituation::of(
+            &game,
+            GameMode::Online,
+            GameStage::Playing,
+            UnixMs::from_millis(3_000),
+        )
+    }
+
+    #[test]
+    fn a_seat_situation_is_written_as_the_view_of_that_seat() {
+        let shared = situation();
+        assert!(!shared.dests.is_empty() && !shared.premove_dests.is_empty());
+        for seat in [Seat::White, Seat::Black, Seat::Both, Seat::None] {
+            let borrowed = serde_json::to_string(&SeatSituation {
+                shared: &shared,
+                seat,
+            })
+            .expect("json");
+            let owned = serde_json::to_string(&shared.for_seat(seat)).expect("json");
+            assert_eq!(borrowed, owned, "{seat:?}");
+        }
+    }
 }

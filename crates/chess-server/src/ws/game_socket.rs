@@ -19,6 +19,7 @@ use crate::games::hub::Hub;
 use crate::games::live::{Applied, Outgoing, Refusal};
 use crate::games::model::Seat;
 use crate::games::owner::{GameHandle, Gone};
+use crate::games::view::SeatSituation;
 use crate::metrics::SocketClose;
 use crate::ws::protocol::{
     ClientMsg, Command, Incoming, PremoveReason, PremoveView, ProtocolError, ServerMsg,
@@ -293,7 +294,7 @@ impl Connection {
 
     /// Queues `message` on the connection; it leaves with the next flush
     /// ([`Connection::send_waiting`]), together with whatever else is ready.
-    async fn send(&mut self, message: &ServerMsg) -> bool {
+    async fn send(&mut self, message: &ServerMsg<'_>) -> bool {
         self.socket
             .feed(Message::Text(message.to_json().into()))
             .await
@@ -509,8 +510,11 @@ impl Connection {
                     && !self
                         .send(&ServerMsg::Event {
                             version: *version,
-                            event: event.clone(),
-                            situation: Box::new(situation.for_seat(self.seat)),
+                            event,
+                            situation: SeatSituation {
+                                shared: situation,
+                                seat: self.seat,
+                            },
                         })
                         .await
                 {
@@ -528,7 +532,7 @@ impl Connection {
 
     /// The private messages this seat gets for `kind`: its own premove's
     /// changes, and the acknowledgement of its premove when it is played.
-    fn private_messages(&self, version: u64, kind: &EventKind) -> Vec<ServerMsg> {
+    fn private_messages(&self, version: u64, kind: &EventKind) -> Vec<ServerMsg<'static>> {
         let (color, reason) = match kind {
             EventKind::PremoveSet { color, .. } => (*color, PremoveReason::Set),
             EventKind::PremoveCancelled { color, reason } => (

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::games::Refusal;
 use crate::games::model::{GameMode, GameStage, Seat};
+use crate::games::view::SeatSituation;
 
 /// What a browser may send on a game socket: a message the connection
 /// answers itself, or a [`Command`] for the game.
@@ -410,16 +411,17 @@ pub enum PremoveReason {
     Disconnected,
 }
 
-/// What the server sends on a game socket.
+/// What the server sends on a game socket. An event borrows the game's
+/// broadcast: each socket writes it without copying it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ServerMsg {
+pub enum ServerMsg<'a> {
     State(Box<StateView>),
     Event {
         version: u64,
-        event: EventView,
+        event: &'a EventView,
         #[serde(flatten)]
-        situation: Box<SituationView>,
+        situation: SeatSituation<'a>,
     },
     Ack {
         ply: u32,
@@ -447,14 +449,26 @@ pub enum ServerMsg {
     },
 }
 
-impl ServerMsg {
+impl ServerMsg<'_> {
     /// The JSON text of this message.
     pub fn to_json(&self) -> String {
-        // Serialising these plain structures cannot fail (string keys only).
-        serde_json::to_string(self).unwrap_or_else(|_| {
-            r#"{"type":"error","code":"internal","message":"cannot encode","in_reply_to":null}"#
-                .to_owned()
-        })
+        // An event or a state is about a kilobyte: written into a buffer of
+        // that size rather than one grown from 128 bytes, reallocated and
+        // copied three or four times for every socket at every move.
+        let capacity = match self {
+            ServerMsg::State(_) | ServerMsg::Event { .. } => 1024,
+            _ => 128,
+        };
+        let mut json = Vec::with_capacity(capacity);
+        // Serialising these plain structures cannot fail (string keys only),
+        // and serde_json writes UTF-8.
+        match serde_json::to_writer(&mut json, self).map(|()| String::from_utf8(json)) {
+            Ok(Ok(text)) => text,
+            _ => {
+                r#"{"type":"error","code":"internal","message":"cannot encode","in_reply_to":null}"#
+                    .to_owned()
+            }
+        }
     }
 }
 
