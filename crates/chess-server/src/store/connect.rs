@@ -67,22 +67,32 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         // An acknowledged move must survive the database server's power loss:
         // insist on synchronous commits even if the server's default says
         // otherwise (group commit makes that one WAL flush per batch).
-        // Statements are prepared once per connection, and a generic plan
-        // made while the games table was small (a new database) scans it
-        // whole, for every batch, long after it has grown: plan each
-        // execution for the table as it is (planning is cheap next to that).
-        let options = PgConnectOptions::from_str(database_url)?.options([
-            ("synchronous_commit", "on"),
-            ("plan_cache_mode", "force_custom_plan"),
-        ]);
+        let options =
+            PgConnectOptions::from_str(database_url)?.options([("synchronous_commit", "on")]);
+        // The shared pool keeps the plans of its prepared statements, as
+        // Postgres does by default: most are key lookups (a player, a game's
+        // version, for every request and socket), planned once per
+        // connection rather than at every execution as under forced custom
+        // plans (planning made the pooled reads about a third of Postgres's
+        // CPU per move at 1,000 games; docs/performance.md, "Fourteenth
+        // pass"). A key lookup's kept plan uses its index whatever the
+        // table's size when it was made; the lists whose plan depends on
+        // it (a player's games, the games due) are planned at every call
+        // (`persistent(false)`).
         let pool = postgres_pool(16).connect_with(options.clone()).await?;
         sqlx::migrate!("../../migrations/postgres")
             .run(&pool)
             .await?;
         // Opened by its first user, the node's writer, on the writer's own
         // runtime: a Postgres connection is driven by the runtime that
-        // opened it (see `games::writer`).
-        let writer = postgres_pool(1).connect_lazy_with(options);
+        // opened it (see `games::writer`). Its statement-by-statement batches
+        // lock and update games by arrays of ids, and a generic plan made
+        // while games was small (a new database) scanned the whole table for
+        // every batch long after it grew: it plans each execution for the
+        // table as it is. (`chess_commit_batch` keeps its own plans; see its
+        // migrations.)
+        let writer = postgres_pool(1)
+            .connect_lazy_with(options.options([("plan_cache_mode", "force_custom_plan")]));
         Ok(Store {
             pool: Backend::Postgres(pool),
             writer: Backend::Postgres(writer),

@@ -623,9 +623,12 @@ impl Store {
         self.games_where(&sql, None).await
     }
 
+    /// The games `sql` selects. Planned at every call, for the table as it
+    /// is then: a plan kept from a new database's empty table would scan
+    /// the whole of it long after it has grown (see `store::connect`).
     async fn games_where(&self, sql: &str, player: Option<Uuid>) -> Result<Vec<GameRow>> {
         with_conn!(self, conn => {
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()));
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())).persistent(false);
             if let Some(player) = player {
                 query = query.bind(player.to_string());
             }

@@ -88,6 +88,9 @@ impl Store {
                 "select id from games where status = 'playing' and deadline_at is not null \
                  and deadline_at <= $1 order by deadline_at limit $2",
             )
+            // Planned at every sweep for the table as it is (as
+            // `Store::games_where`).
+            .persistent(false)
             .bind(now_ms)
             .bind(limit)
             .fetch_all(&mut *conn)
