@@ -194,12 +194,14 @@ for i in "${!measured_pids[@]}"; do
     # task reads, and in the load tool itself), and a transaction's.
     echo "measure: node $((i + 1)) acks $(quantiles chess_move_ack_seconds <<<"$scrape")," \
         "transactions $(quantiles chess_commit_batch_seconds <<<"$scrape")"
-    # How its batches were written (the whole run): in one round trip, or
-    # statement by statement (a game's set-up, an ending, ... in them).
+    # How its batches were written (the whole run): in one go (one call of
+    # chess_commit_batch on Postgres, the writer's own connection on SQLite),
+    # or statement by statement (a take-back, a rematch, an account's win,
+    # on Postgres a game another node moved on).
     awk -v node=$((i + 1)) '
         /^chess_commit_batches_total\{path="one_statement"\}/ { one = $2 }
         /^chess_commit_batches_total\{path="statements"\}/ { statements = $2 }
-        END { printf "measure: node %d wrote %d batches in one round trip, %d statement by statement\n", node, one, statements }' <<<"$scrape"
+        END { printf "measure: node %d wrote %d batches in one go, %d statement by statement\n", node, one, statements }' <<<"$scrape"
     if [[ $backend == sqlite ]]; then
         # The log's background checkpoints (the whole run), and how large
         # the log file grew: it starts over once every page is copied, but
