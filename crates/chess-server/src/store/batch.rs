@@ -18,11 +18,16 @@
 //! and on Postgres a game another node moved on) goes statement by
 //! statement, where the reward ledger settles rewards.
 
+use std::time::Instant;
+
 use chess_game::GameResult;
 use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
-use super::{Backend, GameRow, MoveRow, PlayerRow, Result, Store, StoreError, Transaction};
+use super::{
+    Backend, GameRow, HELD_WRITER_IDLE_CHECK, HeldConnection, MoveRow, PlayerRow, Result, Store,
+    StoreError, Transaction,
+};
 use crate::clock::UnixMs;
 use crate::ledger::{Recorded, rewarded_color};
 
@@ -366,32 +371,42 @@ impl Store {
             .bind(channel)
             .bind(&notices);
         let mut held = self.held_writer.0.lock().await;
-        let connection = match &mut *held {
-            Some(connection) => connection,
-            empty => empty.insert(pool.acquire().await?),
-        };
-        let written = call.fetch_one(&mut **connection).await;
-        if written
-            .as_ref()
-            .is_err_and(|error| !matches!(error, sqlx::Error::Database(_)))
-        {
-            // Broken, or in an unknown state: back to the pool, which
-            // checks it and closes it if it is gone.
-            *held = None;
-        }
-        drop(held);
-        let row = match written {
-            Ok(row) => row,
-            Err(sqlx::Error::Database(error))
-                if matches!(
-                    error.code().as_deref(),
-                    Some(VERSION_MOVED_ON | REWARD_TO_SETTLE)
-                ) =>
-            {
-                return Ok(None);
+        let mut connection = match held.take() {
+            Some(mut held) if held.last_used.elapsed() > HELD_WRITER_IDLE_CHECK => {
+                match held.connection.ping().await {
+                    Ok(()) => held.connection,
+                    Err(_) => {
+                        // Back to the pool, which closes it, before taking
+                        // another: the writer's pool has one connection.
+                        drop(held);
+                        pool.acquire().await?
+                    }
+                }
             }
-            Err(error) => return Err(error.into()),
+            Some(held) => held.connection,
+            None => pool.acquire().await?,
         };
+        let written = call.fetch_one(&mut *connection).await;
+        let handed_back = matches!(
+            &written,
+            Err(sqlx::Error::Database(error))
+                if matches!(error.code().as_deref(), Some(VERSION_MOVED_ON | REWARD_TO_SETTLE))
+        );
+        if written.is_ok() || handed_back {
+            *held = Some(HeldConnection {
+                connection,
+                last_used: Instant::now(),
+            });
+        }
+        // Otherwise dropped: a failure other than the function's own
+        // leaves the connection in a state not worth guessing (a backend
+        // terminated answers with a database error, then its socket ends);
+        // the pool checks it and closes it if it is gone.
+        drop(held);
+        if handed_back {
+            return Ok(None);
+        }
+        let row = written?;
         // The batch has committed: an answer that cannot be read leaves it
         // in doubt, as a connection broken during the commit would (the
         // owners ask the store what landed).

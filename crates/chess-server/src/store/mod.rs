@@ -357,14 +357,30 @@ pub struct Store {
 /// it when it is handed out and again when it comes back), which made every
 /// batch, one call of `chess_commit_batch`, three round trips to the
 /// database instead of one, each a wake-up of the database's process on a
-/// busy machine. It goes back to the pool (and its health is checked) when
-/// a statement fails for anything but the database refusing it, and when a
-/// batch is written statement by statement in a transaction of its own.
-/// Empty on SQLite, whose writer connection serves every write of the node.
+/// busy machine. It is kept only while it answers: a statement that fails
+/// for anything but the function handing the batch back sends it back to
+/// the pool (which checks it and closes it if it is gone), and so does a
+/// batch written statement by statement in a transaction of its own. One
+/// idle for longer than [`HELD_WRITER_IDLE_CHECK`] is pinged before its
+/// next batch. Empty on SQLite, whose writer connection serves every write
+/// of the node.
 #[derive(Clone, Debug, Default)]
-struct HeldWriter(
-    std::sync::Arc<tokio::sync::Mutex<Option<sqlx::pool::PoolConnection<sqlx::Postgres>>>>,
-);
+struct HeldWriter(std::sync::Arc<tokio::sync::Mutex<Option<HeldConnection>>>);
+
+#[derive(Debug)]
+struct HeldConnection {
+    connection: sqlx::pool::PoolConnection<sqlx::Postgres>,
+    /// When its last batch ended.
+    last_used: std::time::Instant,
+}
+
+/// A held writer connection idle for longer than this is pinged before it
+/// takes a batch. One that died while nobody wrote (the database restarted,
+/// its backend terminated) would otherwise fail the next batch, long after
+/// the database was back: the crash tool's `restart-database` and
+/// `terminate-backends` faults found exactly that. A busy writer, whose
+/// batches follow each other closely, sends no ping.
+const HELD_WRITER_IDLE_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The connections a store writes with, for [`with_conn!`]: on SQLite the
 /// writer's one connection, on Postgres the shared pool (its row locks let

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 use sqlx::Connection as _;
 
-use crate::helpers::{Backend, TestApp, correspondence};
+use crate::helpers::{Backend, TestApp, correspondence, spawn_app};
 use crate::on_both_backends;
 
 /// Another connection holding up every write of game `game_id`: SQLite's
@@ -110,3 +110,47 @@ on_both_backends!(
         assert_eq!(state["moves"].as_array().map(Vec::len), Some(1), "{state}");
     }
 );
+
+/// Every connection of the node cut while nobody plays, as a restart of the
+/// database or `pg_terminate_backend` does (Postgres: SQLite has no server to
+/// lose). The next moves are committed and acknowledged: the group commit's
+/// connection, which the node keeps from batch to batch, died idle and is
+/// replaced, rather than failing the first batch after the cut (the crash
+/// tool's `restart-database` fault found it failing new guests' sign-ups
+/// seconds after the database was back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_cut_while_nobody_plays_fail_no_later_move() {
+    let Some(app) = spawn_app(Backend::Postgres).await else {
+        return;
+    };
+    let (white, black) = (app.guest().await, app.guest().await);
+    let game_id = app.online_game(&white, &black, correspondence()).await;
+    let mut white_socket = app.socket(&game_id, Some(&white)).await;
+    white_socket.hello().await;
+    let mut black_socket = app.socket(&game_id, Some(&black)).await;
+    black_socket.hello().await;
+    // The group commit now holds its connection.
+    white_socket.play("e2e4", 0).await;
+
+    let url = &app.db.as_ref().expect("the test's database").url;
+    let mut admin = sqlx::PgConnection::connect(url).await.expect("connects");
+    let cut: Vec<(bool,)> = sqlx::query_as(
+        "select pg_terminate_backend(pid) from pg_stat_activity \
+         where datname = current_database() and pid <> pg_backend_pid()",
+    )
+    .fetch_all(&mut admin)
+    .await
+    .expect("terminates the node's connections");
+    assert!(
+        cut.len() >= 2,
+        "the node's pools and its writer are connected: {cut:?}"
+    );
+    admin.close().await.expect("closes");
+    // Past the writer's check of a connection idle for a while.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    black_socket.play("e7e5", 1).await;
+    white_socket.play("g1f3", 2).await;
+    let state = app.state(&game_id, None).await;
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(3), "{state}");
+}
