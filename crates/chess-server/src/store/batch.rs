@@ -370,20 +370,20 @@ impl Store {
             .bind(call)
             .bind(channel)
             .bind(&notices);
-        let mut held = self.held_writer.0.lock().await;
-        let mut connection = match held.take() {
-            Some(mut held) if held.last_used.elapsed() > HELD_WRITER_IDLE_CHECK => {
-                match held.connection.ping().await {
-                    Ok(()) => held.connection,
+        let mut slot = self.held_writer.0.lock().await;
+        let mut connection = match slot.take() {
+            Some(mut kept) if kept.last_used.elapsed() > HELD_WRITER_IDLE_CHECK => {
+                match kept.connection.ping().await {
+                    Ok(()) => kept.connection,
                     Err(_) => {
                         // Back to the pool, which closes it, before taking
                         // another: the writer's pool has one connection.
-                        drop(held);
+                        drop(kept);
                         pool.acquire().await?
                     }
                 }
             }
-            Some(held) => held.connection,
+            Some(kept) => kept.connection,
             None => pool.acquire().await?,
         };
         let written = call.fetch_one(&mut *connection).await;
@@ -393,7 +393,7 @@ impl Store {
                 if matches!(error.code().as_deref(), Some(VERSION_MOVED_ON | REWARD_TO_SETTLE))
         );
         if written.is_ok() || handed_back {
-            *held = Some(HeldConnection {
+            *slot = Some(HeldConnection {
                 connection,
                 last_used: Instant::now(),
             });
@@ -402,7 +402,7 @@ impl Store {
         // leaves the connection in a state not worth guessing (a backend
         // terminated answers with a database error, then its socket ends);
         // the pool checks it and closes it if it is gone.
-        drop(held);
+        drop(slot);
         if handed_back {
             return Ok(None);
         }
