@@ -69,7 +69,21 @@ const PRUNE_ABOVE: usize = 10_000;
 #[derive(Debug)]
 pub struct RateLimiter<K> {
     limit: Limit,
-    events: Mutex<HashMap<K, VecDeque<Instant>>>,
+    events: Mutex<Logs<K>>,
+}
+
+/// Every key's log, and when to prune them next.
+#[derive(Debug)]
+struct Logs<K> {
+    by_key: HashMap<K, VecDeque<Instant>>,
+    /// The number of keys above which the next write prunes: twice what the
+    /// last prune kept, and never below [`PRUNE_ABOVE`]. Pruning at a fixed
+    /// size scanned the whole map at every write once more keys than that
+    /// were inside the window (game creations keyed by player, at a
+    /// thousand new players a second); doubling makes a prune's scan cost
+    /// a constant per write, and the map holds at most about twice the keys
+    /// inside the window.
+    prune_above: usize,
 }
 
 impl<K: Hash + Eq + Clone> RateLimiter<K> {
@@ -77,7 +91,10 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     pub fn new(limit: Limit) -> RateLimiter<K> {
         RateLimiter {
             limit,
-            events: Mutex::new(HashMap::new()),
+            events: Mutex::new(Logs {
+                by_key: HashMap::new(),
+                prune_above: PRUNE_ABOVE,
+            }),
         }
     }
 
@@ -89,7 +106,7 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     /// the window.
     pub fn check(&self, key: &K, now: Instant) -> Result<(), RetryAfter> {
         let mut events = self.lock();
-        match events.get_mut(key) {
+        match events.by_key.get_mut(key) {
             Some(log) => self.admit(log, now),
             None => Ok(()),
         }
@@ -103,7 +120,7 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     pub fn hit(&self, key: K, now: Instant) -> Result<(), RetryAfter> {
         let mut events = self.lock();
         self.prune(&mut events, now);
-        let log = events.entry(key).or_default();
+        let log = events.by_key.entry(key).or_default();
         self.admit(log, now)?;
         log.push_back(now);
         Ok(())
@@ -114,7 +131,7 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
     pub fn record(&self, key: K, now: Instant) {
         let mut events = self.lock();
         self.prune(&mut events, now);
-        let log = events.entry(key).or_default();
+        let log = events.by_key.entry(key).or_default();
         log.push_back(now);
         while log.len() > self.limit.max {
             log.pop_front();
@@ -123,14 +140,14 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
 
     /// Forgets every event of `key`.
     pub fn clear(&self, key: &K) {
-        self.lock().remove(key);
+        self.lock().by_key.remove(key);
     }
 
     /// How many events of `key` are inside the window at `now`, and the
     /// newest one's instant.
     pub fn recent(&self, key: &K, now: Instant) -> (usize, Option<Instant>) {
         let events = self.lock();
-        let Some(log) = events.get(key) else {
+        let Some(log) = events.by_key.get(key) else {
             return (0, None);
         };
         let inside = log
@@ -158,17 +175,18 @@ impl<K: Hash + Eq + Clone> RateLimiter<K> {
         ))
     }
 
-    fn prune(&self, events: &mut HashMap<K, VecDeque<Instant>>, now: Instant) {
-        if events.len() > PRUNE_ABOVE {
+    fn prune(&self, events: &mut Logs<K>, now: Instant) {
+        if events.by_key.len() > events.prune_above {
             let window = self.limit.window;
-            events.retain(|_, log| {
+            events.by_key.retain(|_, log| {
                 log.back()
                     .is_some_and(|newest| now.saturating_duration_since(*newest) < window)
             });
+            events.prune_above = PRUNE_ABOVE.max(2 * events.by_key.len());
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, VecDeque<Instant>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Logs<K>> {
         // A panic while holding this lock cannot leave a log half-written in
         // a way that matters: keep using the data.
         self.events
@@ -392,7 +410,32 @@ mod tests {
         }
         let later = t0 + Duration::from_secs(61);
         limiter.record(usize::MAX, later);
-        assert_eq!(limiter.lock().len(), 1);
+        assert_eq!(limiter.lock().by_key.len(), 1);
+    }
+
+    #[test]
+    fn keys_all_inside_the_window_are_pruned_again_only_once_they_double() {
+        let limiter = RateLimiter::new(THREE_PER_MINUTE);
+        let t0 = Instant::now();
+        let live = PRUNE_ABOVE + 1;
+        for key in 0..live {
+            limiter.record(key, t0);
+        }
+        // This write prunes and finds every key inside the window.
+        limiter.record(live, t0);
+        assert_eq!(limiter.lock().by_key.len(), live + 1);
+
+        // A minute later those keys are idle, but the map is not scanned
+        // again until it has doubled: not at the next write...
+        let later = t0 + Duration::from_secs(61);
+        limiter.record(usize::MAX, later);
+        assert_eq!(limiter.lock().by_key.len(), live + 2);
+        // ...and once it has, the idle keys go: only the keys written at
+        // `later` are left.
+        for key in 0..live {
+            limiter.record(usize::MAX - 1 - key, later);
+        }
+        assert_eq!(limiter.lock().by_key.len(), live + 1);
     }
 
     const NEVER_DELAYED: Backoff = Backoff {
