@@ -1,13 +1,18 @@
 //! The online chess server: guests, a live lobby, challenge links, local and
 //! computer games, and authoritative games over WebSockets, stored in SQLite
-//! (embedded default) or Postgres. The wire protocol is `docs/protocol.md`.
+//! (embedded default) or Postgres. The wire protocol is `docs/protocol.md`;
+//! the layers and the path of a move are in `ARCHITECTURE.md`.
 //!
-//! The folders follow the architecture: [`http`] (the JSON API, the web
-//! client, security headers), [`ws`] (the game and lobby sockets and their
-//! protocol), [`games`] (one owner task per live game, the group-commit
-//! writer, the lobby), [`store`] (every query, on SQLite or Postgres),
-//! [`auth`] (guests, accounts, sessions, rate limits), [`ledger`] (the
-//! reward rules) and [`lichess`] (the lichess Board and Bot API).
+//! The live games themselves (their owners, registry, group commit and
+//! viewers) are the `chess_live` crate; this one is its edges and the rest
+//! of the product. The modules follow the architecture: [`http`] (the JSON
+//! API, the web client, security headers), [`ws`] (the game and lobby
+//! sockets and their protocol), [`lichess`] (the lichess Board and Bot API),
+//! [`lobby`] (seeks and pairing), [`auth`] (guests, accounts, sessions, rate
+//! limits), [`ledger`] (the reward rules), [`store`] (every query, on SQLite
+//! or Postgres, and the live games' store), [`cluster`] (other nodes'
+//! notices), [`metrics`], and [`state`] and [`startup`] that put them
+//! together.
 //!
 //! `main.rs` only reads [`Settings`], starts [`telemetry`] and runs an
 //! [`Application`]; tests start the same application on port 0:
@@ -26,18 +31,20 @@
 //! ```
 
 pub mod auth;
-pub mod clock;
-pub mod games;
+pub mod cluster;
 pub mod http;
 pub mod ledger;
 pub mod lichess;
+pub mod lobby;
 pub mod metrics;
 pub mod overload;
 pub mod settings;
 pub mod startup;
+pub mod state;
 pub mod store;
 pub mod telemetry;
 pub mod ws;
 
 pub use settings::Settings;
-pub use startup::{AppState, Application, StartupError, shutdown_signal};
+pub use startup::{Application, StartupError, shutdown_signal};
+pub use state::AppState;

@@ -1,10 +1,11 @@
 //! Operational metrics in the Prometheus text format (OpenMetrics flavour),
 //! served on their own listener (`--metrics-listen`) so a public port never
-//! exposes them. `docs/performance.md` says what each metric means and how to
-//! scrape it.
+//! exposes them. `docs/operations.md` says what each metric means and what
+//! to watch.
 //!
 //! [`Metrics`] is a cheap, cloneable handle: every recording method is a few
-//! atomic operations, safe to call on the move path.
+//! atomic operations, safe to call on the move path. The live games report
+//! to it through [`chess_live::Telemetry`].
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -26,7 +27,7 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::store::{BatchPath, StoreError};
+use chess_live::{BatchPath, StoreError, StoreErrorKind, Telemetry};
 
 /// The exposition's media type: Prometheus parses OpenMetrics text (counter
 /// families without their `_total` suffix, a final `# EOF`).
@@ -102,17 +103,6 @@ impl SocketClose {
 struct SocketCloseLabels {
     reason: &'static str,
 }
-
-/// Every `kind` of `chess_store_errors_total` (see [`store_error_kind`]).
-const STORE_ERROR_KINDS: [&str; 7] = [
-    "conflict",
-    "corrupt",
-    "pool_timeout",
-    "io",
-    "database",
-    "writer_unavailable",
-    "setup",
-];
 
 /// The label of `chess_remote_changes_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -247,8 +237,10 @@ impl Metrics {
         );
         // Every label starts at zero, so a family is scraped before its first
         // count and `rate()` over it reads 0 rather than nothing.
-        for kind in STORE_ERROR_KINDS {
-            let _ = inner.store_errors.get_or_create(&StoreErrorLabels { kind });
+        for kind in StoreErrorKind::ALL {
+            let _ = inner
+                .store_errors
+                .get_or_create(&StoreErrorLabels { kind: kind.label() });
         }
         for path in [BatchPath::Statements, BatchPath::OneStatement] {
             let _ = inner
@@ -294,11 +286,6 @@ impl Metrics {
             .set(i64::try_from(games).unwrap_or(i64::MAX));
     }
 
-    /// The number of games loaded in memory, as last set.
-    pub fn live_games(&self) -> i64 {
-        self.inner.live_games.get()
-    }
-
     /// `count` change notifications sent to the other nodes.
     pub fn notifications_sent(&self, count: u64) {
         self.inner.notifications_sent.inc_by(count);
@@ -333,12 +320,11 @@ impl Metrics {
         self.inner.wal_pages.set(log_pages);
     }
 
-    /// A failed database operation, counted by the kind of failure.
-    pub fn store_error(&self, error: &StoreError) {
-        let kind = store_error_kind(error);
+    /// A failed database operation, counted by what it means.
+    pub fn store_error(&self, kind: StoreErrorKind) {
         self.inner
             .store_errors
-            .get_or_create(&StoreErrorLabels { kind })
+            .get_or_create(&StoreErrorLabels { kind: kind.label() })
             .inc();
     }
 
@@ -372,21 +358,34 @@ impl Metrics {
     }
 }
 
-/// The label value for `error`: few and fixed, so the series stay bounded.
-fn store_error_kind(error: &StoreError) -> &'static str {
-    match error {
-        StoreError::Conflict => "conflict",
-        StoreError::Corrupt(_) => "corrupt",
-        StoreError::Database(sqlx::Error::PoolTimedOut) => "pool_timeout",
-        StoreError::Database(sqlx::Error::Io(_)) => "io",
-        StoreError::Database(_) | StoreError::Sqlite(_) => "database",
-        StoreError::Shared(error) => store_error_kind(error),
-        StoreError::WriterUnavailable(_) => "writer_unavailable",
-        StoreError::UnsupportedUrl(_)
-        | StoreError::Folder(_)
-        | StoreError::Migrate(_)
-        | StoreError::Claim { .. }
-        | StoreError::InUse(_) => "setup",
+/// What the live games report, recorded.
+impl Telemetry for Metrics {
+    fn move_committed(&self, latency: Duration) {
+        Metrics::move_committed(self, latency);
+    }
+
+    fn batch_committed(&self, writes: usize, duration: Duration, path: BatchPath) {
+        Metrics::batch_committed(self, writes, duration, path);
+    }
+
+    fn notices_sent(&self, count: usize) {
+        self.notifications_sent(u64::try_from(count).unwrap_or(u64::MAX));
+    }
+
+    fn remote_change(&self, followed: bool) {
+        if followed {
+            self.remote_change_followed();
+        } else {
+            self.remote_change_reread();
+        }
+    }
+
+    fn store_error(&self, error: &StoreError) {
+        Metrics::store_error(self, error.kind());
+    }
+
+    fn live_games(&self, count: usize) {
+        self.live_games_set(count);
     }
 }
 
@@ -538,32 +537,24 @@ mod tests {
     #[test]
     fn store_errors_are_counted_by_kind() {
         let metrics = Metrics::new();
-        metrics.store_error(&StoreError::Conflict);
-        metrics.store_error(&StoreError::Conflict);
-        metrics.store_error(&StoreError::Database(sqlx::Error::PoolTimedOut));
+        let telemetry: &dyn Telemetry = &metrics;
+        telemetry.store_error(&StoreError::new(StoreErrorKind::InDoubt, "reset"));
+        telemetry.store_error(&StoreError::new(StoreErrorKind::InDoubt, "reset"));
+        telemetry.store_error(&StoreError::corrupt("not a uuid"));
         let text = metrics.encode();
-        assert_eq!(
-            sample(&text, "chess_store_errors_total{kind=\"conflict\"}"),
-            Some(2.0)
-        );
-        assert_eq!(
-            sample(&text, "chess_store_errors_total{kind=\"pool_timeout\"}"),
-            Some(1.0)
-        );
+        let count = |kind: &str| {
+            sample(
+                &text,
+                &format!("chess_store_errors_total{{kind=\"{kind}\"}}"),
+            )
+        };
+        assert_eq!(count("in_doubt"), Some(2.0));
+        assert_eq!(count("corrupt"), Some(1.0));
         // The other kinds are there from the start, at zero.
-        assert_eq!(
-            sample(&text, "chess_store_errors_total{kind=\"io\"}"),
-            Some(0.0)
-        );
-        for error in [
-            StoreError::Corrupt(String::new()),
-            StoreError::Database(sqlx::Error::RowNotFound),
-            StoreError::WriterUnavailable("full"),
-            StoreError::UnsupportedUrl(String::new()),
-        ] {
-            let kind = store_error_kind(&error);
-            assert!(STORE_ERROR_KINDS.contains(&kind), "{kind} starts at zero");
+        for kind in StoreErrorKind::ALL {
+            assert!(count(kind.label()).is_some(), "{kind:?} is exposed");
         }
+        assert_eq!(count("unreachable"), Some(0.0));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Building the application: settings → store → hub → router → listener, and
-//! running it until a shutdown signal.
+//! Building the application: settings → store → live games' registry →
+//! router → listener, and running it until a shutdown signal.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -15,18 +15,21 @@ use tokio::sync::watch;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
+use chess_live::{Registry, RegistrySettings, WriterSettings};
+
 use crate::auth::identity::GuestTokens;
 use crate::auth::password::{HashingError, PasswordHasher};
-use crate::auth::rate_limit::{AddressKey, GAMES_PER_PLAYER, Limit, RateLimiter};
+use crate::auth::rate_limit::{GAMES_PER_PLAYER, Limit, RateLimiter};
 use crate::auth::routes::Accounts;
 use crate::auth::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
-use crate::games::Hub;
-use crate::games::lobby::Lobby;
-use crate::games::writer::WriterSettings;
+use crate::cluster::NodeNotices;
 use crate::http::security::AllowedOrigins;
+use crate::lichess::streams::Lichess;
+use crate::lobby::Lobby;
 use crate::metrics::{self, Metrics};
 use crate::overload::Admission;
 use crate::settings::{Secret, Settings};
+use crate::state::AppState;
 use crate::store::{self, Store, StoreError};
 use crate::ws::SocketLimits;
 
@@ -42,37 +45,13 @@ const MAX_BODY_BYTES: usize = 16 * 1024;
 /// the upgrade answers at once).
 const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// What every handler can reach.
-#[derive(Clone, Debug)]
-pub struct AppState {
-    pub store: Store,
-    /// Account endpoints and sessions.
-    pub accounts: Accounts,
-    /// Games (seeks, challenges, local and computer games) one player may
-    /// create per minute.
-    pub game_limits: Arc<RateLimiter<uuid::Uuid>>,
-    pub hub: Arc<Hub>,
-    pub lobby: Arc<Lobby>,
-    pub tokens: GuestTokens,
-    /// Origins whose pages may open sockets and change state.
-    pub allowed_origins: AllowedOrigins,
-    /// Guests one address may create (first visits without a cookie).
-    pub new_guest_limits: Arc<RateLimiter<AddressKey>>,
-    pub socket_limits: SocketLimits,
-    /// A folder to serve the web client from instead of the built-in copy.
-    pub web_dir: Option<Arc<Path>>,
-    pub metrics: Metrics,
-    /// The lichess-compatible API's challenges and event streams.
-    pub lichess: Arc<crate::lichess::Lichess>,
-    /// The node's limits on open sockets and creations in flight.
-    pub admission: Admission,
-}
-
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
     #[error("database: {0}")]
     Store(#[from] StoreError),
+    #[error("database: {0}")]
+    Games(#[from] chess_live::StoreError),
     #[error("cannot listen for metrics on {address}: {source}")]
     MetricsListen {
         address: SocketAddr,
@@ -105,8 +84,10 @@ pub struct Application {
     host: std::net::IpAddr,
     store: Store,
     shutdown: watch::Sender<bool>,
-    hub: Arc<Hub>,
+    registry: Arc<Registry>,
     writer: tokio::task::JoinHandle<()>,
+    /// On Postgres, the listener for other nodes' notices.
+    listener_task: Option<tokio::task::JoinHandle<()>>,
     metrics: Metrics,
     metrics_endpoint: Option<metrics::Endpoint>,
     /// Held until the server has stopped using its SQLite file.
@@ -165,21 +146,36 @@ impl Application {
         let max_sockets = settings
             .max_sockets
             .unwrap_or_else(crate::overload::default_max_sockets);
-        let (hub, writer) = Hub::new(
-            store.clone(),
-            node_name,
-            settings.first_move_deadline_ms,
-            shutdown_rx,
-            metrics.clone(),
-            WriterSettings {
-                queue: settings.write_queue.unwrap_or(max_sockets),
-                linger: std::time::Duration::from_micros(settings.commit_linger_us),
+        store.start_checkpoints(&metrics);
+        let (registry, writer) = Registry::new(
+            Arc::new(store.clone()),
+            RegistrySettings {
+                node_name,
+                first_move_deadline_ms: settings.first_move_deadline_ms,
+                writer: WriterSettings {
+                    queue: settings.write_queue.unwrap_or(max_sockets),
+                    linger: std::time::Duration::from_micros(settings.commit_linger_us),
+                },
             },
+            Arc::new(metrics.clone()),
+            shutdown_rx.clone(),
         );
-        hub.ensure_computer_players().await?;
+        registry.ensure_computer_players().await?;
         // Games whose clock ran out while no node ran are flagged by the
         // sweeper this starts; the others load when someone opens them.
-        hub.start().await?;
+        registry.start().await?;
+        // Other nodes' notices, on Postgres: game changes and presence for
+        // the registry, lobby and API notices for their followers here.
+        let node_notices = NodeNotices::default();
+        let listener_task = store.postgres_pool().map(|pool| {
+            tokio::spawn(crate::cluster::listen(
+                pool,
+                Arc::clone(&registry),
+                node_notices.clone(),
+                metrics.clone(),
+                shutdown_rx,
+            ))
+        });
         let allowed_origins = if settings.allowed_origins.is_empty() {
             let mut origins = vec![
                 format!("http://127.0.0.1:{port}"),
@@ -209,16 +205,15 @@ impl Application {
             tokens.clone(),
             settings.secure_cookies,
         );
-        let lobby = Arc::new(Lobby::new(Arc::clone(&hub)));
-        lobby.start();
-        let lichess = Arc::new(crate::lichess::Lichess::new());
-        lichess.start(Arc::clone(&hub), &lobby);
+        let lobby = Arc::new(Lobby::new(Arc::clone(&registry), store.clone()));
+        lobby.start(&node_notices);
+        let lichess = Arc::new(Lichess::new());
         let state = AppState {
             store: store.clone(),
             accounts: accounts.clone(),
             game_limits: Arc::new(RateLimiter::new(GAMES_PER_PLAYER)),
             lobby,
-            hub: Arc::clone(&hub),
+            registry: Arc::clone(&registry),
             tokens,
             allowed_origins: allowed_origins.clone(),
             new_guest_limits: Arc::new(RateLimiter::new(Limit {
@@ -236,9 +231,10 @@ impl Application {
             lichess,
             admission: Admission::new(max_sockets, settings.max_concurrent_creations),
         };
+        crate::lichess::relay::start(&state, &node_notices);
         let router = crate::http::routes::router(state.clone())
             .merge(crate::auth::routes::router(accounts))
-            .merge(crate::lichess::router(state.clone()))
+            .merge(crate::lichess::routes::router(state.clone()))
             .layer(axum::middleware::from_fn_with_state(
                 state,
                 crate::lichess::account::bearer_account,
@@ -268,8 +264,9 @@ impl Application {
             host: settings.host,
             store,
             shutdown,
-            hub,
+            registry,
             writer,
+            listener_task,
             metrics,
             metrics_endpoint,
             sqlite_claim,
@@ -312,9 +309,14 @@ impl Application {
         self.router.clone()
     }
 
+    /// The node's database.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The live games of this node.
-    pub fn hub(&self) -> &Arc<Hub> {
-        &self.hub
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// Serves until `signal` completes, then closes every socket, lets every
@@ -332,8 +334,9 @@ impl Application {
             router,
             store,
             shutdown,
-            hub,
+            registry,
             writer,
+            listener_task,
             metrics,
             metrics_endpoint,
             sqlite_claim,
@@ -342,7 +345,7 @@ impl Application {
         if let Some(endpoint) = metrics_endpoint {
             endpoint.spawn(metrics, shutdown.subscribe());
         }
-        tracing::info!(node = %hub.node_id(), "serving");
+        tracing::info!(node = %registry.node_id(), "serving");
         // Connect info gives handlers the client address for rate limits.
         let service = router.into_make_service_with_connect_info::<SocketAddr>();
         // Game messages are small writes: with Nagle's algorithm on, a move's
@@ -363,11 +366,14 @@ impl Application {
             .await;
         // The owners stop after their current command; then the writer
         // commits what they queued; then nothing uses the pool any more.
-        hub.stop(SHUTDOWN_GRACE).await;
+        if let Some(listener) = listener_task {
+            let _ = tokio::time::timeout(SHUTDOWN_GRACE, listener).await;
+        }
+        registry.stop(SHUTDOWN_GRACE).await;
         if tokio::time::timeout(SHUTDOWN_GRACE, writer).await.is_err() {
             tracing::warn!("the writer did not stop in time");
         }
-        drop(hub);
+        drop(registry);
         store.close().await;
         drop(sqlite_claim);
         result

@@ -15,11 +15,11 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 use chess_game::TimeControl;
+use chess_live::time_control::{TimeControlJson, to_json};
 use chess_server::auth::identity::{GuestTokens, Identity};
 use chess_server::auth::password::Password;
 use chess_server::auth::session::{KeyRing, Sessions};
 use chess_server::auth::username::Username;
-use chess_server::http::time_control::{TimeControlJson, to_json};
 use chess_server::ws::protocol::ClientMsg;
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -1,4 +1,5 @@
-//! Who is making a request: a guest identity in a signed cookie.
+//! Who is making a request: a verified identity, and a guest's in a signed
+//! cookie (the request extractors are in [`super::extract`]).
 //!
 //! A guest token is an HS256 JWT with its own audience (`chess-guest`);
 //! account sessions have theirs (`auth::session`), so a guest token can
@@ -8,10 +9,8 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
 use axum::http::header::{COOKIE, SET_COOKIE};
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::Rng;
@@ -19,11 +18,10 @@ use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::games::model::PlayerKind;
+use chess_live::PlayerRow;
+
 use crate::http::error::ApiError;
 use crate::settings::Secret;
-use crate::startup::AppState;
-use crate::store::PlayerRow;
 
 /// The cookie holding a guest's token.
 pub const GUEST_COOKIE: &str = "chess_guest";
@@ -81,7 +79,7 @@ impl From<IdentityError> for ApiError {
 /// Signs and verifies guest tokens. Clones share one set of keys: the
 /// state of every request holds this, and copying the keys with their
 /// `Validation` (three hash sets) on each request was 2% of the server's
-/// CPU at 1,000 games flat out (docs/performance.md, "Ninth pass").
+/// CPU at 1,000 games flat out.
 #[derive(Clone)]
 pub struct GuestTokens(Arc<GuestKeys>);
 
@@ -212,57 +210,6 @@ fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
 /// Adds a `Set-Cookie` for a fresh guest token.
 pub fn set_cookie(headers: &mut HeaderMap, tokens: &GuestTokens, token: &str) {
     headers.append(SET_COOKIE, tokens.cookie(token));
-}
-
-/// Who a request acts as: the signed-in account if its session cookie is
-/// valid and not signed out, else the guest of a guest cookie. A guest
-/// cookie whose player has since become an account no longer counts (after
-/// signing out, that browser is a new guest, not the account).
-///
-/// # Errors
-/// [`IdentityError`] when neither cookie verifies; an internal error if the
-/// database fails.
-pub async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Identity, ApiError> {
-    if let Some(session) = state.accounts.session_of(headers).await? {
-        let stored = state.store.player(session.account_id).await?;
-        return Ok(Identity {
-            id: session.account_id,
-            name: stored
-                .as_ref()
-                .map(|player| player.name.clone())
-                .unwrap_or_default(),
-            stored,
-        });
-    }
-    let guest = state.tokens.from_headers(headers)?;
-    match state.store.player(guest.id).await? {
-        Some(player) if player.kind == PlayerKind::Account => Err(IdentityError::Invalid.into()),
-        stored => Ok(Identity { stored, ..guest }),
-    }
-}
-
-/// Extractor: the verified identity of the request, or `401`.
-impl FromRequestParts<AppState> for Identity {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Identity, ApiError> {
-        resolve(state, &parts.headers).await
-    }
-}
-
-/// Extractor: the identity if there is a valid one (spectators need none).
-#[derive(Clone, Debug)]
-pub struct MaybeIdentity(pub Option<Identity>);
-
-impl FromRequestParts<AppState> for MaybeIdentity {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<MaybeIdentity, std::convert::Infallible> {
-        Ok(MaybeIdentity(resolve(state, &parts.headers).await.ok()))
-    }
 }
 
 const ADJECTIVES: &[&str] = &[

@@ -2,12 +2,13 @@
 //! passwords, Argon2id hashing, session tokens) and the rate limits that
 //! protect sign-in.
 //!
-//! Each module has one purpose and, but for [`routes`], no knowledge of HTTP
-//! or the store, so the server's routes compose them (the account tables'
-//! queries are in `store::accounts`):
+//! Each module has one purpose and, but for [`routes`] and [`extract`], no
+//! knowledge of HTTP routes or the store, so the server's routes compose
+//! them (the account tables' queries are in `store::accounts`):
 //!
-//! - [`identity`]: guest tokens in a signed cookie, and the `Identity` of a
-//!   request (guest or account);
+//! - [`identity`]: the `Identity` of a request (guest or account), and
+//!   guest tokens in a signed cookie;
+//! - [`extract`]: the extractors that resolve a request's identity;
 //! - [`routes`]: the account endpoints, a router the server merges;
 //! - [`username`]: the parsed `Username` and its case-insensitive key;
 //! - [`password`]: length-checked `Password`, hashing and verifying in
@@ -19,6 +20,7 @@
 //! - [`sign_in`]: the sign-in decision that reveals nothing about which
 //!   usernames exist.
 
+pub mod extract;
 pub mod identity;
 pub mod password;
 pub mod rate_limit;

@@ -6,13 +6,11 @@
 //! failures are one `401 invalid_credentials` whatever went wrong, and
 //! database or hashing failures are an opaque `500` with the cause logged.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use axum::extract::{ConnectInfo, FromRequestParts, State};
+use axum::extract::State;
 use axum::http::header::{COOKIE, SET_COOKIE};
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -28,7 +26,8 @@ use super::sign_in::{SignInError, sign_in};
 use super::username::Username;
 use crate::auth::identity::GuestTokens;
 use crate::http::error::ApiError;
-use crate::http::routes::JsonBody;
+use crate::http::error::too_many_requests;
+use crate::http::extract::{ClientAddress, JsonBody};
 use crate::ledger::{LedgerEntry, UtcDay};
 use crate::store::{AccountRow, SignUpError, Store};
 
@@ -190,26 +189,6 @@ pub fn router(accounts: Accounts) -> Router {
         .with_state(accounts)
 }
 
-/// The client's address, from the connection (the server must be served with
-/// connect info; without it every client shares one address bucket).
-#[derive(Clone, Copy, Debug)]
-pub struct ClientAddress(pub IpAddr);
-
-impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        _: &S,
-    ) -> Result<ClientAddress, Self::Rejection> {
-        let address = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
-        Ok(ClientAddress(address))
-    }
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Credentials {
@@ -241,7 +220,7 @@ impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         match self {
             Failure::Api(error) => error.into_response(),
-            Failure::TooMany(retry) => crate::http::routes::too_many_requests(retry),
+            Failure::TooMany(retry) => too_many_requests(retry),
         }
     }
 }

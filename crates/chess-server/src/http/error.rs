@@ -7,6 +7,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::auth::rate_limit::RetryAfter;
 use crate::store::StoreError;
 
 /// An HTTP API failure. See the error code table in `docs/protocol.md`.
@@ -28,7 +29,7 @@ pub enum ApiError {
     },
     /// The database cannot take the request now (unreachable, disk full,
     /// read-only): `503 unavailable` with `Retry-After`, the cause logged.
-    Unavailable(StoreError),
+    Unavailable(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl ApiError {
@@ -51,13 +52,31 @@ impl ApiError {
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> ApiError {
-        if error.is_unavailable() {
-            ApiError::Unavailable(error)
+impl ApiError {
+    /// A storage failure: `503` when the database cannot take requests now
+    /// (`unavailable`), else `500`.
+    fn storage(
+        unavailable: bool,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> ApiError {
+        if unavailable {
+            ApiError::Unavailable(Box::new(error))
         } else {
             ApiError::Internal(Box::new(error))
         }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        ApiError::storage(error.is_unavailable(), error)
+    }
+}
+
+/// A live game's storage failure, told the same way.
+impl From<chess_live::StoreError> for ApiError {
+    fn from(error: chess_live::StoreError) -> ApiError {
+        ApiError::storage(error.is_unavailable(), error)
     }
 }
 
@@ -114,4 +133,20 @@ impl IntoResponse for ApiError {
             }
         }
     }
+}
+
+/// `429 too_many_requests` saying when to try again, in words and in
+/// `Retry-After` (whole seconds, at least one).
+pub fn too_many_requests(retry: RetryAfter) -> Response {
+    let seconds = retry.0.as_secs_f64().ceil().max(1.0).to_string();
+    let mut response = ApiError::client(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_requests",
+        retry.to_string(),
+    )
+    .into_response();
+    if let Ok(value) = HeaderValue::from_str(&seconds) {
+        response.headers_mut().insert(RETRY_AFTER, value);
+    }
+    response
 }

@@ -1,50 +1,48 @@
 //! PGN export of a hosted game, with `[%clk]` comments for timed games.
 
+use chess_live::GameSnapshot;
 use chess_rules::Color;
 use chess_rules::pgn::{PgnGame, PgnResult};
 
-use crate::games::live::Entry;
-
-/// The PGN text of `entry`'s game.
-pub fn export(entry: &Entry) -> String {
-    let game = &entry.game;
-    let mut pgn = PgnGame::new(game.spec().initial_position().clone());
+/// The PGN text of `game`.
+pub fn export(game: &GameSnapshot) -> String {
+    let mut pgn = PgnGame::new(game.initial_position.clone());
     let name = |color: Color| {
-        entry
-            .players
+        game.players
             .get(color)
             .as_ref()
             .map_or_else(|| "?".to_owned(), |player| player.name.clone())
     };
     pgn.set_tag("Event", "Casual game");
-    pgn.set_tag("Site", format!("/game/{}", entry.row.id));
-    pgn.set_tag("Date", utc_date(game.created_at_ms()));
+    pgn.set_tag("Site", format!("/game/{}", game.id));
+    pgn.set_tag("Date", utc_date(game.started_at.millis()));
     pgn.set_tag("White", name(Color::White));
     pgn.set_tag("Black", name(Color::Black));
-    pgn.set_tag("TimeControl", time_control_tag(game.time_control()));
-    for (ply, saved) in game.moves().iter().enumerate() {
+    pgn.set_tag("TimeControl", time_control_tag(game.time_control));
+    let first_mover = game.initial_position.turn();
+    for (ply, saved) in game.moves.iter().enumerate() {
         if pgn.record.push_uci(&saved.uci).is_err() {
             // Stored moves were legal when played; a failure means corruption.
-            tracing::error!(game_id = %entry.row.id, ply, "a stored move does not replay");
+            tracing::error!(game_id = %game.id, ply, "a stored move does not replay");
             break;
         }
         if let Some(remaining) = saved.remaining_ms {
             let mover = if ply % 2 == 0 {
-                game.spec().initial_position().turn()
+                first_mover
             } else {
-                game.spec().initial_position().turn().other()
+                first_mover.other()
             };
             pgn.annotation_mut(ply).clock_ms = Some(*remaining.get(mover));
         }
     }
-    match game.result() {
+    match game.situation.result {
         Some(result) => {
-            pgn.result = if result.reason == chess_game::EndReason::Aborted {
+            pgn.result = if result.reason == chess_game::EndReason::Aborted.code() {
                 PgnResult::Unknown
             } else {
                 PgnResult::from_winner(result.winner)
             };
-            pgn.set_tag("Termination", result.reason.code());
+            pgn.set_tag("Termination", result.reason);
         }
         None => pgn.result = PgnResult::Unknown,
     }

@@ -2,32 +2,32 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::JsonRejection;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{FromRequest, Path, Request, State};
-use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, RETRY_AFTER};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::extract::{Path, State};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use chess_engine::Level;
 use chess_game::GameSpec;
-use chess_rules::{ByColor, Color};
+use chess_live::time_control::TimeControlJson;
+use chess_live::{
+    Freshness, GameMode, GameSnapshot, GameStage, JoinError, NewGame, PlayerKind, PlayerRow, Seat,
+    Viewer, computer_player, now_ms,
+};
+use chess_rules::Color;
 use serde::Deserialize;
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::auth::identity::{Identity, MaybeIdentity, random_guest_name, set_cookie};
-use crate::auth::rate_limit::{AddressKey, RetryAfter};
-use crate::auth::routes::ClientAddress;
-use crate::clock::now_ms;
-use crate::games::lobby::{SeekError, SeekOutcome};
-use crate::games::model::{ColorChoice, GameMode, GameStage, PlayerKind, Seat};
-use crate::games::{Entry, GameHandle, JoinError, NewGame, computer_player};
-use crate::http::error::ApiError;
-use crate::http::time_control::TimeControlJson;
-use crate::startup::AppState;
-use crate::store::PlayerRow;
+use crate::auth::extract::{MaybeIdentity, resolve};
+use crate::auth::identity::{Identity, random_guest_name, set_cookie};
+use crate::auth::rate_limit::AddressKey;
+use crate::http::error::{ApiError, too_many_requests};
+use crate::http::extract::{ClientAddress, JsonBody};
+use crate::lobby::{ColorChoice, SeekError, SeekOutcome};
+use crate::state::AppState;
 
 /// Read buffer of a WebSocket, allocated for the socket's whole life.
 /// Clients send a few dozen bytes at a time (`move`, `hello`, pongs), and
@@ -70,29 +70,6 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// `Json` whose rejections are API errors with the `invalid_body` code.
-#[derive(Debug)]
-pub struct JsonBody<T>(pub T);
-
-impl<T, S> FromRequest<S> for JsonBody<T>
-where
-    Json<T>: FromRequest<S, Rejection = JsonRejection>,
-    S: Send + Sync,
-{
-    type Rejection = ApiError;
-
-    async fn from_request(request: Request, state: &S) -> Result<JsonBody<T>, ApiError> {
-        match Json::<T>::from_request(request, state).await {
-            Ok(Json(value)) => Ok(JsonBody(value)),
-            Err(rejection) => Err(ApiError::client(
-                rejection.status(),
-                "invalid_body",
-                rejection.body_text(),
-            )),
-        }
-    }
-}
-
 async fn healthz(State(state): State<AppState>) -> Result<&'static str, ApiError> {
     state.store.ping().await?;
     Ok("ok")
@@ -115,7 +92,7 @@ async fn new_guest(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
         name: identity.name.clone(),
         created_at: now_ms(),
     };
-    state.hub.insert_player(player.clone()).await?;
+    state.registry.insert_player(player.clone()).await?;
     Ok(player)
 }
 
@@ -124,7 +101,7 @@ async fn me(
     ClientAddress(address): ClientAddress,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if let Ok(identity) = crate::auth::identity::resolve(&state, &headers).await {
+    if let Ok(identity) = resolve(&state, &headers).await {
         let player = player_of(&state, &identity).await?;
         return Ok(
             Json(json!({ "id": player.id, "name": player.name, "kind": player.kind }))
@@ -153,22 +130,6 @@ async fn me(
         Json(json!({ "id": player.id, "name": player.name, "kind": player.kind })).into_response();
     set_cookie(response.headers_mut(), &state.tokens, &token);
     Ok(response)
-}
-
-/// `429 too_many_requests` saying when to try again, in words and in
-/// `Retry-After` (whole seconds, at least one).
-pub fn too_many_requests(retry: RetryAfter) -> Response {
-    let seconds = retry.0.as_secs_f64().ceil().max(1.0).to_string();
-    let mut response = ApiError::client(
-        StatusCode::TOO_MANY_REQUESTS,
-        "too_many_requests",
-        retry.to_string(),
-    )
-    .into_response();
-    if let Ok(value) = HeaderValue::from_str(&seconds) {
-        response.headers_mut().insert(RETRY_AFTER, value);
-    }
-    response
 }
 
 /// `429 too_many_requests` when the player has created too many games in the
@@ -251,6 +212,7 @@ fn seek_error(error: SeekError) -> ApiError {
             "this seek is someone else's",
         ),
         SeekError::Store(error) => error.into(),
+        SeekError::Game(error) => error.into(),
     }
 }
 
@@ -377,7 +339,7 @@ async fn create_challenge(
         Color::Black => (None, Some(player)),
     };
     let live = state
-        .hub
+        .registry
         .create(NewGame {
             mode: GameMode::Online,
             spec,
@@ -386,7 +348,7 @@ async fn create_challenge(
             computer_level: None,
         })
         .await?;
-    Ok(game_created(StatusCode::CREATED, live.id))
+    Ok(game_created(StatusCode::CREATED, live.id()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -407,7 +369,7 @@ async fn create_local(
     let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
     let live = state
-        .hub
+        .registry
         .create(NewGame {
             mode: GameMode::Local,
             spec,
@@ -416,7 +378,7 @@ async fn create_local(
             computer_level: None,
         })
         .await?;
-    Ok(game_created(StatusCode::CREATED, live.id))
+    Ok(game_created(StatusCode::CREATED, live.id()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -449,7 +411,7 @@ async fn create_computer(
         Color::Black => (computer, player),
     };
     let live = state
-        .hub
+        .registry
         .create(NewGame {
             mode: GameMode::Computer,
             spec,
@@ -458,31 +420,19 @@ async fn create_computer(
             computer_level: Some(level),
         })
         .await?;
-    Ok(game_created(StatusCode::CREATED, live.id))
+    Ok(game_created(StatusCode::CREATED, live.id()))
 }
 
 fn game_id(id: &str) -> Result<Uuid, ApiError> {
     parse_id(id, ApiError::game_not_found)
 }
 
-async fn live_game(state: &AppState, id: &str) -> Result<GameHandle, ApiError> {
+/// Game `id` copied out, up to date with the store; 404 if there is no such
+/// game.
+async fn snapshot(state: &AppState, id: Uuid) -> Result<GameSnapshot, ApiError> {
     state
-        .hub
-        .get(game_id(id)?)
-        .await?
-        .ok_or_else(ApiError::game_not_found)
-}
-
-/// Reads game `id` with `look`, up to date with the store; 404 if there is
-/// no such game.
-async fn inspect_game<T: Send + 'static>(
-    state: &AppState,
-    id: Uuid,
-    look: impl FnOnce(&Entry) -> T + Send + Clone + 'static,
-) -> Result<T, ApiError> {
-    state
-        .hub
-        .inspect(id, true, look)
+        .registry
+        .snapshot(id, Freshness::Stored)
         .await?
         .ok_or_else(ApiError::game_not_found)
 }
@@ -494,21 +444,9 @@ async fn join_challenge(
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let _creating = state.admission.creation()?;
-    let viewer = identity.id;
-    let (seat, status, mode, seats) = inspect_game(&state, id, move |entry| {
-        let seats = ByColor {
-            white: entry.row.white_id,
-            black: entry.row.black_id,
-        };
-        (
-            entry.seat_of(Some(viewer)),
-            entry.row.status,
-            entry.row.mode,
-            seats,
-        )
-    })
-    .await?;
-    if seat != Seat::None {
+    let game = snapshot(&state, id).await?;
+    let (status, mode) = (game.situation.status, game.mode);
+    if game.seat_of(Some(identity.id)) != Seat::None {
         return Err(ApiError::client(
             StatusCode::CONFLICT,
             "own_challenge",
@@ -536,12 +474,12 @@ async fn join_challenge(
         );
     }
     let player = player_of(&state, &identity).await?;
-    match state.hub.join(id, player).await {
+    match state.registry.join(id, player).await {
         Ok(Some(color)) => {
             // The challenge's creator may be waiting on any page: their lobby
             // sockets take them to the game.
-            if let Some(creator) = *seats.get(color.other()) {
-                state.lobby.challenge_accepted(id, creator).await;
+            if let Some(creator) = game.players.get(color.other()) {
+                state.lobby.challenge_accepted(id, creator.id).await;
             }
             Ok(Json(json!({ "game_id": id, "color": color })).into_response())
         }
@@ -556,11 +494,11 @@ async fn game_state(
     MaybeIdentity(viewer): MaybeIdentity,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let viewer = viewer.map(|v| v.id);
-    let view = inspect_game(&state, game_id(&id)?, move |entry| {
-        entry.state_for(viewer, now_ms())
-    })
-    .await?;
+    let view = state
+        .registry
+        .state(game_id(&id)?, viewer.map(|v| v.id), Freshness::Stored)
+        .await?
+        .ok_or_else(ApiError::game_not_found)?;
     let mut body =
         serde_json::to_value(&view).map_err(|error| ApiError::Internal(Box::new(error)))?;
     if let Some(object) = body.as_object_mut() {
@@ -574,7 +512,7 @@ async fn game_pgn(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let text = inspect_game(&state, id, crate::http::pgn::export).await?;
+    let text = crate::http::pgn::export(&snapshot(&state, id).await?);
     Ok((
         [
             (
@@ -601,12 +539,14 @@ async fn game_socket(
     check_origin(&state, &headers)?;
     // Before any work: a node at its cap sheds the socket at once.
     let place = state.admission.socket()?;
-    let live = live_game(&state, &id).await?;
-    let hub = Arc::clone(&state.hub);
+    let player = viewer.map(|v| v.id);
+    let viewer = Viewer::open(&state.registry, game_id(&id)?, player)
+        .await?
+        .ok_or_else(ApiError::game_not_found)?;
     let limits = state.socket_limits;
-    let viewer = viewer.map(|v| v.id);
-    let session_ends = state.accounts.session_watch(&headers, viewer);
-    let span = tracing::info_span!("socket", game_id = %live.id);
+    let shutdown = state.registry.shutdown_signal();
+    let session_ends = state.accounts.session_watch(&headers, player);
+    let span = tracing::info_span!("socket", game_id = %viewer.id());
     let metrics = state.metrics.clone();
     Ok(upgrade
         // Far above the protocol's limit: bigger frames get a polite error
@@ -615,18 +555,15 @@ async fn game_socket(
         .read_buffer_size(SOCKET_BUFFER_BYTES)
         .write_buffer_size(GAME_SOCKET_WRITE_BATCH_BYTES)
         .on_upgrade(move |socket| async move {
-            tracing::Instrument::instrument(
-                metrics.game_socket(crate::ws::game_socket::serve(
-                    socket,
-                    hub,
-                    live,
-                    viewer,
-                    limits,
-                    session_ends,
-                )),
-                span,
-            )
-            .await;
+            let serve = crate::ws::game_socket::serve(
+                socket,
+                viewer,
+                limits,
+                shutdown,
+                session_ends,
+                metrics.clone(),
+            );
+            tracing::Instrument::instrument(metrics.game_socket(serve), span).await;
             drop(place);
         }))
 }
@@ -634,15 +571,10 @@ async fn game_socket(
 async fn my_games(State(state): State<AppState>, identity: Identity) -> Result<Response, ApiError> {
     let rows = state.store.games_of_player(identity.id, 30).await?;
     let mut games = Vec::with_capacity(rows.len());
-    let viewer = identity.id;
     for row in rows {
-        let summary = state
-            .hub
-            .inspect(row.id, false, move |entry| {
-                crate::http::summary::summarize(entry, Some(viewer))
-            })
-            .await?;
-        games.extend(summary);
+        if let Some(game) = state.registry.snapshot(row.id, Freshness::Held).await? {
+            games.push(crate::http::summary::summarize(&game, Some(identity.id)));
+        }
     }
     // Correspondence games waiting for my move first; the store's order
     // (unfinished, newest first, then finished) otherwise.
@@ -658,15 +590,11 @@ async fn live_games(
     let mut games = Vec::with_capacity(rows.len());
     let viewer = viewer.map(|v| v.id);
     for row in rows {
-        let summary = state
-            .hub
-            .inspect(row.id, false, move |entry| {
-                entry
-                    .is_playing()
-                    .then(|| crate::http::summary::summarize(entry, viewer))
-            })
-            .await?;
-        games.extend(summary.flatten());
+        if let Some(game) = state.registry.snapshot(row.id, Freshness::Held).await?
+            && game.situation.status == GameStage::Playing
+        {
+            games.push(crate::http::summary::summarize(&game, viewer));
+        }
     }
     Ok(Json(json!({ "games": games })).into_response())
 }

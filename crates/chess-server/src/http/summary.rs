@@ -1,14 +1,10 @@
 //! One line per game in the "my games" and "live games" lists.
 
+use chess_live::view::{PlayerView, ResultView};
+use chess_live::{GameMode, GameSnapshot, GameStage, Seat, UnixMs, time_control};
+use chess_rules::ByColor;
 use serde::Serialize;
 use uuid::Uuid;
-
-use crate::clock::UnixMs;
-use crate::games::live::Entry;
-use crate::games::model::{GameMode, GameStage, Seat};
-use crate::games::view::status_of;
-use crate::ws::protocol::{PlayerView, ResultView};
-use chess_rules::ByColor;
 
 /// A game as the lists show it (`docs/protocol.md`, "Game summary").
 #[derive(Clone, Debug, Serialize)]
@@ -34,25 +30,22 @@ impl GameSummary {
     }
 }
 
-/// The summary of `entry`'s game for `viewer`.
-pub fn summarize(entry: &Entry, viewer: Option<Uuid>) -> GameSummary {
-    let seat = entry.seat_of(viewer);
-    let status = status_of(&entry.game, entry.row.status);
+/// The summary of `game` for `viewer`.
+pub fn summarize(game: &GameSnapshot, viewer: Option<Uuid>) -> GameSummary {
+    let seat = game.seat_of(viewer);
+    let situation = &game.situation;
     GameSummary {
-        game_id: entry.row.id,
-        url: format!("/game/{}", entry.row.id),
-        mode: entry.row.mode,
-        players: ByColor::new_with(|color| entry.player_view(color, viewer)),
-        time_control: crate::http::time_control::to_json(entry.game.time_control()),
-        status,
-        result: entry.game.result().map(|result| ResultView {
-            winner: result.winner,
-            reason: result.reason.code(),
-        }),
+        game_id: game.id,
+        url: format!("/game/{}", game.id),
+        mode: game.mode,
+        players: ByColor::new_with(|color| game.player_view(color, viewer)),
+        time_control: time_control::to_json(game.time_control),
+        status: situation.status,
+        result: situation.result,
         your_color: (seat != Seat::None).then_some(seat),
-        your_turn: status == GameStage::Playing && seat.holds(entry.game.turn()),
-        moves: entry.game.moves().len(),
-        fen: entry.game.position().fen(),
-        updated_at: entry.row.updated_at,
+        your_turn: situation.status == GameStage::Playing && seat.holds(situation.turn),
+        moves: game.moves.len(),
+        fen: situation.fen.clone(),
+        updated_at: game.updated_at,
     }
 }

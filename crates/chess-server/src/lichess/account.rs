@@ -10,9 +10,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::auth::{ApiUser, authenticate, bearer};
+use super::reply::{ApiFailure, ok};
 use super::shapes::RATING;
-use super::{ApiFailure, ok};
-use crate::startup::AppState;
+use crate::state::AppState;
 
 /// Lichess's account object.
 async fn account_json(state: &AppState, user: &ApiUser) -> Result<serde_json::Value, ApiFailure> {

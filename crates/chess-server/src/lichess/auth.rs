@@ -12,11 +12,11 @@ use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::ApiFailure;
+use super::reply::ApiFailure;
 use crate::auth::rate_limit::AddressKey;
-use crate::auth::routes::ClientAddress;
-use crate::clock::now_ms;
-use crate::startup::AppState;
+use crate::http::extract::ClientAddress;
+use crate::state::AppState;
+use chess_live::now_ms;
 
 /// The prefix of every token this server issues (lichess's personal tokens
 /// start with `lip_` too), so a leaked one is recognisable in logs and scans.

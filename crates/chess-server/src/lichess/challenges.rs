@@ -5,7 +5,7 @@
 //! A challenge is a row in the store (`store::challenges`), so every node
 //! sees it and a restart keeps it; answering it is one conditional update,
 //! so of racing answers on any nodes exactly one counts. Accepting it
-//! creates an online game through the hub, as the web's challenges do. The
+//! creates an online game in the live games' registry, as the web's challenges do. The
 //! event streams hear of challenges through [`notices`](super::notices).
 
 use std::collections::HashMap;
@@ -18,6 +18,7 @@ use axum::http::HeaderMap;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use chess_game::{GameSpec, RealTime, TimeControl};
+use chess_live::{GameMode, NewGame, PlayerRow, now_ms};
 use chess_rules::Color;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -25,15 +26,13 @@ use uuid::Uuid;
 use super::auth::{ApiUser, Scope};
 use super::events;
 use super::notices::{self, ApiNotice};
+use super::reply::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use super::shapes::{self, ApiPlayer};
-use super::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use crate::auth::username::Username;
-use crate::clock::now_ms;
-use crate::games::NewGame;
-use crate::games::lobby::SeekOutcome;
-use crate::games::model::{ColorChoice, GameMode};
-use crate::startup::AppState;
-use crate::store::{ChallengeAnswer, ChallengeRow, PlayerRow, Store};
+
+use crate::lobby::{ColorChoice, Lobby, SeekOutcome};
+use crate::state::AppState;
+use crate::store::{ChallengeAnswer, ChallengeRow, Store};
 
 /// Challenges one account may have waiting for answers.
 const MAX_OUTGOING: i64 = 20;
@@ -339,7 +338,7 @@ pub async fn create(
     let challenge = Challenge::load(&state.store, row)
         .await?
         .ok_or_else(no_user)?;
-    notices::publish(
+    publish(
         &state,
         ApiNotice::Challenge {
             id: challenge.id,
@@ -376,7 +375,7 @@ pub async fn accept(
     };
     // Only the one accept whose update matched gets here: one game.
     let live = state
-        .hub
+        .registry
         .create(NewGame {
             mode: GameMode::Online,
             spec: GameSpec::standard(challenge.time_control).with_takeback(false),
@@ -385,7 +384,7 @@ pub async fn accept(
             computer_level: None,
         })
         .await?;
-    notices::publish(&state, ApiNotice::GameStarted { game_id: live.id }).await;
+    publish(&state, ApiNotice::GameStarted { game_id: live.id() }).await;
     Ok(ok())
 }
 
@@ -417,7 +416,7 @@ pub async fn decline(
         Some(&reason),
     )
     .await?;
-    notices::publish(
+    publish(
         &state,
         ApiNotice::Challenge {
             id: challenge.id,
@@ -436,7 +435,7 @@ pub async fn cancel(
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay])?;
     let challenge = answer(&state, &id, user.player_id, ChallengeAnswer::Canceled, None).await?;
-    notices::publish(
+    publish(
         &state,
         ApiNotice::Challenge {
             id: challenge.id,
@@ -449,7 +448,7 @@ pub async fn cancel(
 
 /// Cancels a seek whose request went away before anyone took it.
 struct OpenSeek {
-    lobby: Arc<crate::games::lobby::Lobby>,
+    lobby: Arc<Lobby>,
     player: Uuid,
     seek_id: Option<Uuid>,
 }
@@ -508,7 +507,7 @@ pub async fn seek(
         .map_err(ApiFailure::internal)?;
     let seek_id = match outcome {
         SeekOutcome::Joined(game_id) => {
-            events::start_following(&state.lichess, &state.hub, game_id).await;
+            events::start_following(&state, game_id).await;
             return Ok(ndjson(futures_util::stream::empty()));
         }
         SeekOutcome::Created(seek) => seek.id,
@@ -521,14 +520,11 @@ pub async fn seek(
         player: user.player_id,
         seek_id: Some(seek_id),
     };
-    let lichess = Arc::clone(&state.lichess);
-    let hub = Arc::clone(&state.hub);
-    let shutdown = state.hub.shutdown_signal();
+    let shutdown = state.registry.shutdown_signal();
     let lines = futures_util::stream::unfold(
         (Some(guard), started, shutdown),
         move |(guard, mut started, mut shutdown)| {
-            let lichess = Arc::clone(&lichess);
-            let hub = Arc::clone(&hub);
+            let state = state.clone();
             async move {
                 let mut guard = guard?;
                 loop {
@@ -537,7 +533,7 @@ pub async fn seek(
                             Some(game) if game.seek_id == Some(seek_id) => {
                                 // Taken: nothing to cancel when the request ends.
                                 guard.seek_id = None;
-                                events::start_following(&lichess, &hub, game.game_id).await;
+                                events::start_following(&state, game.game_id).await;
                                 return None;
                             }
                             Some(_) => continue,
@@ -553,4 +549,45 @@ pub async fn seek(
         },
     );
     Ok(ndjson(lines))
+}
+
+/// Queues the lines `notice` gives this node's open event streams.
+pub async fn deliver(state: &AppState, notice: &ApiNotice) {
+    match notice {
+        ApiNotice::Challenge { id, status } => {
+            let expired_before = now_ms().to_stored() - CHALLENGE_LIFETIME_MS;
+            let row = match state.store.challenge(*id, expired_before).await {
+                Ok(Some(row)) => row,
+                // Expired meanwhile: nothing to tell.
+                Ok(None) => return,
+                Err(error) => {
+                    tracing::warn!(%error, %id, "reading a challenge to announce failed");
+                    return;
+                }
+            };
+            let mut challenge = match Challenge::load(&state.store, row).await {
+                Ok(Some(challenge)) => challenge,
+                Ok(None) | Err(_) => return,
+            };
+            if *status != challenge.status {
+                // Announce the step the notice is about, not a later one.
+                challenge.status.clone_from(status);
+                if status != "declined" {
+                    challenge.decline_reason = None;
+                }
+            }
+            for (player, line) in challenge.event_lines() {
+                state.lichess.events.send(player, &line);
+            }
+        }
+        ApiNotice::GameStarted { game_id } => {
+            events::game_started(state, *game_id).await;
+        }
+    }
+}
+
+/// Delivers `notice` to this node's streams and tells the other nodes.
+async fn publish(state: &AppState, notice: ApiNotice) {
+    deliver(state, &notice).await;
+    notices::tell_other_nodes(&state.store, state.registry.node_id(), notice).await;
 }

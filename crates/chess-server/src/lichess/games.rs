@@ -1,37 +1,33 @@
 //! Playing a game: the NDJSON game stream (`gameFull`, then a `gameState`
 //! per change) and the actions (move, resign, abort, draw, take-back, chat).
 //!
-//! Every action is a command to the game's owner, the same one the web
-//! sockets send, so the rules, clocks and automatic draws are the server's
-//! own. A stream is built from the owner's broadcast, which holds a bounded
-//! number of changes: a client that reads too slowly to keep up lags behind
-//! it and its stream is ended (it reconnects and gets `gameFull` again);
-//! nothing grows per stream.
+//! Every action is one command to the game's owner, the same the web
+//! sockets send, run for the caller's seat, so the rules, clocks and
+//! automatic draws are the server's own. A stream watches the game through a
+//! [`Viewer`], as a web socket does: a client that reads too slowly to keep
+//! up with the game's bounded broadcast falls behind and its stream is ended
+//! (it reconnects and gets `gameFull` again); nothing grows per stream.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
-use chess_game::EventKind;
+use chess_game::{EventKind, GameError, TimeControl};
+use chess_live::view::PublicSituation;
+use chess_live::{Command, Freshness, Outgoing, PlayerKind, Refusal, Seen, Viewer, now_ms};
 use chess_rules::{Color, UciMove};
 use serde::Deserialize;
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 use tokio::time::{Instant, sleep_until};
 use uuid::Uuid;
 
 use super::auth::{ApiUser, Scope};
-use super::events::{api_players, snapshot};
-use super::shapes::{self, GameSnapshot};
-use super::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
-use crate::clock::now_ms;
-use crate::games::live::Outgoing;
-use crate::games::model::{PlayerKind, Seat};
-use crate::games::view::SharedSituation;
-use crate::games::{Command, GameHandle, Hub, Refusal};
-use crate::startup::AppState;
+use super::events::api_players;
+use super::reply::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
+use super::shapes;
+use crate::state::AppState;
 
 /// How long an opponent may have no connection (a socket of the web page,
 /// an API stream) before the stream says `opponentGone`: long enough for a
@@ -85,54 +81,49 @@ fn game_id(id: &str) -> Result<Uuid, ApiFailure> {
     Uuid::parse_str(id).map_err(|_| ApiFailure::no_such_game())
 }
 
-/// The caller's game `id` and the colour they play in it; `404` for a game
-/// that does not exist or is not theirs.
-async fn my_game(state: &AppState, user: &ApiUser, id: &str) -> Result<(Uuid, Color), ApiFailure> {
-    let id = game_id(id)?;
-    let player = user.player_id;
-    let color = state
-        .hub
-        .inspect(id, false, move |entry| match entry.seat_of(Some(player)) {
-            Seat::White => Some(Color::White),
-            Seat::Black => Some(Color::Black),
-            Seat::Both | Seat::None => None,
-        })
+/// Runs `command` as `user` in game `id`: one request to the game's owner,
+/// which decides the caller's seat. A game that does not exist or is not
+/// the caller's is lichess's `404`; a refusal its `400`.
+async fn run(
+    state: &AppState,
+    user: &ApiUser,
+    id: Uuid,
+    command: Command,
+) -> Result<(), ApiFailure> {
+    let outcome = state
+        .registry
+        .command(id, Some(user.player_id), command, now_ms())
         .await?
-        .flatten();
-    color
-        .map(|color| (id, color))
-        .ok_or_else(ApiFailure::no_such_game)
+        .ok_or_else(ApiFailure::no_such_game)?;
+    match outcome {
+        Ok(_) => Ok(()),
+        Err(Refusal::NotAPlayer) => Err(ApiFailure::no_such_game()),
+        Err(refusal @ Refusal::Unavailable) => Err(ApiFailure::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            refusal.to_string(),
+        )),
+        Err(refusal @ Refusal::Busy) => Err(ApiFailure::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            refusal.to_string(),
+        )),
+        Err(
+            Refusal::Rules(GameError::NotYourTurn | GameError::GameOver) | Refusal::MoveTooLate,
+        ) => Err(ApiFailure::bad_request(
+            "Not your turn, or game already over",
+        )),
+        Err(refusal) => Err(ApiFailure::bad_request(refusal.to_string())),
+    }
 }
 
-/// Runs `command` for `color` in game `id` (again with a fresh handle if the
-/// owner unloaded meanwhile). A refusal is lichess's `400`.
-async fn run(
-    hub: &Arc<Hub>,
-    id: Uuid,
-    color: Color,
-    command: impl Fn() -> Command,
-) -> Result<(), ApiFailure> {
-    for _ in 0..3 {
-        let handle: GameHandle = hub.get(id).await?.ok_or_else(ApiFailure::no_such_game)?;
-        match handle.command(Seat::of(color), command(), now_ms()).await {
-            Ok(Ok(_)) => return Ok(()),
-            Ok(Err(refusal @ Refusal::Unavailable)) => {
-                return Err(ApiFailure::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    refusal.to_string(),
-                ));
-            }
-            Ok(Err(refusal @ Refusal::Busy)) => {
-                return Err(ApiFailure::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    refusal.to_string(),
-                ));
-            }
-            Ok(Err(refusal)) => return Err(ApiFailure::bad_request(refusal.to_string())),
-            Err(_gone) => continue,
-        }
-    }
-    Err(ApiFailure::internal("the game kept unloading"))
+/// The colour `user` plays in game `id`; `404` for a game that does not
+/// exist or is not theirs.
+async fn my_color(state: &AppState, user: &ApiUser, id: &str) -> Result<Color, ApiFailure> {
+    state
+        .registry
+        .snapshot(game_id(id)?, Freshness::Held)
+        .await?
+        .and_then(|game| game.color_of(user.player_id))
+        .ok_or_else(ApiFailure::no_such_game)
 }
 
 #[derive(Debug, Deserialize)]
@@ -151,21 +142,11 @@ pub async fn play(
     Query(query): Query<MoveQuery>,
 ) -> Result<Response, ApiFailure> {
     Api::of(&uri).check(&user)?;
-    let (id, color) = my_game(&state, &user, &id).await?;
-    let (turn, ply) = state
-        .hub
-        .inspect(id, false, |entry| (entry.game.turn(), entry.game.ply()))
-        .await?
-        .ok_or_else(ApiFailure::no_such_game)?;
-    if turn != color {
-        return Err(ApiFailure::bad_request(
-            "Not your turn, or game already over",
-        ));
-    }
+    let id = game_id(&id)?;
     let uci: UciMove = uci
         .parse()
         .map_err(|_| ApiFailure::bad_request(format!("Invalid UCI: {uci}")))?;
-    run(&state.hub, id, color, || Command::Move { uci, ply }).await?;
+    run(&state, &user, id, Command::MoveNow { uci }).await?;
     if query
         .offering_draw
         .is_some_and(|offering| offering.eq_ignore_ascii_case("true"))
@@ -174,7 +155,7 @@ pub async fn play(
         // already on the table from the opponent is accepted). The move
         // stands either way: an offer the rules refuse (too early, too soon
         // after the last one) is simply not made, as on lichess.
-        if let Err(refused) = draw_answer(&state.hub, id, color, true).await {
+        if let Err(refused) = run(&state, &user, id, Command::AnswerDraw { yes: true }).await {
             tracing::debug!(?refused, "a draw offered with a move was not made");
         }
     }
@@ -201,7 +182,7 @@ pub async fn abort(
     act(&state, &user, &uri, &id, Command::Abort).await
 }
 
-/// Runs `command` for `user`'s seat in game `id`, reached through `uri`'s API.
+/// Runs `command` for `user` in game `id`, reached through `uri`'s API.
 async fn act(
     state: &AppState,
     user: &ApiUser,
@@ -210,27 +191,8 @@ async fn act(
     command: Command,
 ) -> Result<Response, ApiFailure> {
     Api::of(uri).check(user)?;
-    let (id, color) = my_game(state, user, id).await?;
-    run(&state.hub, id, color, || command.clone()).await?;
+    run(state, user, game_id(id)?, command).await?;
     Ok(ok())
-}
-
-/// Says yes (offer, or accept the opponent's offer) or no (decline the
-/// opponent's offer, or withdraw one's own) to a draw.
-async fn draw_answer(hub: &Arc<Hub>, id: Uuid, color: Color, yes: bool) -> Result<(), ApiFailure> {
-    let offer = hub
-        .inspect(id, false, |entry| entry.game.draw_offer())
-        .await?
-        .ok_or_else(ApiFailure::no_such_game)?;
-    let command = match (yes, offer) {
-        (true, Some(offerer)) if offerer != color => Command::DrawAccept,
-        (true, Some(_)) => return Ok(()),
-        (true, None) => Command::DrawOffer,
-        (false, Some(offerer)) if offerer != color => Command::DrawDecline,
-        (false, Some(_)) => Command::DrawWithdraw,
-        (false, None) => return Ok(()),
-    };
-    run(hub, id, color, move || command.clone()).await
 }
 
 fn yes_or_no(answer: &str) -> Result<bool, ApiFailure> {
@@ -243,7 +205,8 @@ fn yes_or_no(answer: &str) -> Result<bool, ApiFailure> {
     }
 }
 
-/// `POST .../draw/{yes|no}`.
+/// `POST .../draw/{yes|no}`: yes offers a draw or accepts the opponent's,
+/// no declines the opponent's or withdraws one's own.
 pub async fn draw(
     State(state): State<AppState>,
     user: ApiUser,
@@ -252,8 +215,7 @@ pub async fn draw(
 ) -> Result<Response, ApiFailure> {
     Api::of(&uri).check(&user)?;
     let yes = yes_or_no(&answer)?;
-    let (id, color) = my_game(&state, &user, &id).await?;
-    draw_answer(&state.hub, id, color, yes).await?;
+    run(&state, &user, game_id(&id)?, Command::AnswerDraw { yes }).await?;
     Ok(ok())
 }
 
@@ -267,7 +229,7 @@ pub async fn takeback(
 ) -> Result<Response, ApiFailure> {
     Api::of(&uri).check(&user)?;
     yes_or_no(&answer)?;
-    my_game(&state, &user, &id).await?;
+    my_color(&state, &user, &id).await?;
     Err(ApiFailure::bad_request(
         "Take-backs are not available in games between two people on this server",
     ))
@@ -282,7 +244,7 @@ pub async fn chat(
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
     Api::of(&uri).check(&user)?;
-    my_game(&state, &user, &id).await?;
+    my_color(&state, &user, &id).await?;
     Err(ApiFailure::bad_request(
         "This server has no chat: the message was not delivered",
     ))
@@ -315,57 +277,44 @@ async fn game_stream(
     id: String,
 ) -> Result<Response, ApiFailure> {
     Api::of(&uri).check(&user)?;
-    let (id, color) = my_game(&state, &user, &id).await?;
-    let handle = state
-        .hub
-        .get(id)
+    // Watching as the caller, counted as their seat's connection (as a web
+    // socket is) until the stream ends; subscribed before the game is read,
+    // so a change in between is both in it and seen, and is skipped by
+    // version.
+    let viewer = Viewer::open(&state.registry, game_id(&id)?, Some(user.player_id))
         .await?
         .ok_or_else(ApiFailure::no_such_game)?;
-    // Subscribed before the full state is read: a change in between is
-    // both in the state and on the channel, and is skipped by version.
-    // Counted as the seat's connection, as a web socket is, until the
-    // stream ends.
-    let updates = handle.subscribe();
-    let seat = Seat::of(color);
-    handle.connected(seat).await;
-    // Whether the opponent is connected is followed for people only: the
-    // computer never has a connection.
-    let opponent = !color;
-    let opponent_present = handle
-        .inspect(move |entry| {
-            let person = entry
-                .players
-                .get(opponent)
-                .as_ref()
-                .is_some_and(|player| player.kind != PlayerKind::Computer);
-            person.then(|| *entry.presence().get(opponent))
-        })
+    let game = viewer
+        .snapshot(Freshness::Stored)
         .await
         .map_err(|_gone| ApiFailure::no_such_game())?;
-    let game = snapshot(&state.hub, id)
-        .await?
-        .ok_or_else(ApiFailure::no_such_game)?;
+    let Some(color) = game.color_of(user.player_id) else {
+        return Err(ApiFailure::no_such_game());
+    };
     let players = api_players(&state.store, &game).await?;
     let full = shapes::game_full(&game, &players);
+    // Whether the opponent is connected is followed for people only: the
+    // computer never has a connection.
+    let opponent = color.other();
+    let person = game
+        .players
+        .get(opponent)
+        .as_ref()
+        .is_some_and(|player| player.kind != PlayerKind::Computer);
     let follower = Follower {
-        hub: Arc::clone(&state.hub),
-        id,
-        version: game.version,
-        moves: game.moves.clone(),
-        time_control: game.time_control,
+        viewer,
         last: Some(shapes::game_state(
-            &game.moves,
+            &shapes::uci_moves(&game),
             &game.situation,
             game.time_control,
         )),
+        moves: shapes::uci_moves(&game),
+        time_control: game.time_control,
         over: game.is_over(),
-        updates: Some(updates),
-        shutdown: state.hub.shutdown_signal(),
-        handle,
-        seat,
-        opponent: opponent_present.map(|present| OpponentPresence {
+        shutdown: state.registry.shutdown_signal(),
+        opponent: person.then(|| OpponentPresence {
             color: opponent,
-            absent_since: (!present).then(Instant::now),
+            absent_since: (!*game.presence.get(opponent)).then(Instant::now),
             announced_gone: false,
         }),
     };
@@ -383,23 +332,20 @@ async fn game_stream(
     Ok(ndjson(lines))
 }
 
-/// One game stream's position in the game.
+/// One game stream's position in the game. Dropping it (the game is over,
+/// the client left or fell behind) counts the connection out, as a closing
+/// socket does: the owner can unload a finished game and clear a premove
+/// of a seat with no client.
 struct Follower {
-    hub: Arc<Hub>,
-    id: Uuid,
-    /// The game version the client has seen.
-    version: u64,
+    viewer: Viewer,
+    /// The moves the client has seen, in UCI.
     moves: Vec<String>,
-    time_control: chess_game::TimeControl,
+    time_control: TimeControl,
     /// The latest `gameState` sent, so a change that shows nothing new (a
     /// premove, a rematch offer) sends nothing.
     last: Option<serde_json::Value>,
     over: bool,
-    /// `None` only while the follower is dropped.
-    updates: Option<broadcast::Receiver<Arc<Outgoing>>>,
-    shutdown: tokio::sync::watch::Receiver<bool>,
-    handle: GameHandle,
-    seat: Seat,
+    shutdown: watch::Receiver<bool>,
     /// `None` when the opponent is the computer.
     opponent: Option<OpponentPresence>,
 }
@@ -440,18 +386,6 @@ impl OpponentPresence {
     }
 }
 
-impl Drop for Follower {
-    /// The stream ended (game over, client gone, fell behind): unsubscribe
-    /// first, then tell the owner, as a closing socket does, so it can
-    /// unload a finished game and clear a premove of a seat with no client.
-    fn drop(&mut self) {
-        drop(self.updates.take());
-        let handle = self.handle.clone();
-        let seat = self.seat;
-        tokio::spawn(async move { handle.disconnected(seat).await });
-    }
-}
-
 impl Follower {
     /// The next line to send; `None` ends the stream (the game is over, the
     /// client fell too far behind, or the server stops).
@@ -460,50 +394,50 @@ impl Follower {
             if self.over || *self.shutdown.borrow() {
                 return None;
             }
-            let updates = self.updates.as_mut()?;
             let gone_at = self.opponent.as_ref().and_then(OpponentPresence::gone_at);
-            let update = tokio::select! {
-                update = updates.recv() => update,
+            let received = tokio::select! {
+                received = self.viewer.recv() => received,
                 () = sleep_until(gone_at.unwrap_or_else(Instant::now)), if gone_at.is_some() => {
                     return self.opponent.as_mut().map(OpponentPresence::gone);
                 }
                 () = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b"\n")),
                 _ = self.shutdown.changed() => return None,
             };
-            let state = match update {
-                Ok(outgoing) => match outgoing.as_ref() {
-                    Outgoing::Event {
-                        version,
-                        kind,
-                        situation,
-                        ..
-                    } => {
-                        if *version <= self.version {
-                            continue;
-                        }
-                        self.version = *version;
-                        self.apply(kind);
-                        self.state_of(situation)
-                    }
-                    // Seats changed, or the owner caught up with another node
-                    // without the events: read the whole game again.
-                    Outgoing::Resync => self.reread().await?,
-                    Outgoing::Redirect { .. } => continue,
-                    Outgoing::Presence { color, present } => {
-                        let opponent = self.opponent.as_mut().filter(|o| o.color == *color);
-                        match opponent.and_then(|opponent| opponent.changed(*present)) {
-                            Some(line) => return Some(line),
-                            None => continue,
-                        }
-                    }
-                },
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::info!(game_id = %self.id, missed, "a game stream fell behind; ending it");
+            // Nothing to show: a change already shown.
+            let Some(seen) = self.viewer.see(received).await else {
+                continue;
+            };
+            let state = match seen {
+                Seen::Event(event) => {
+                    let Outgoing::Event {
+                        kind, situation, ..
+                    } = event.as_ref()
+                    else {
+                        continue;
+                    };
+                    self.apply(kind);
+                    self.state_of(&situation.public)
+                }
+                // Seats changed, or the game caught up with another node
+                // without the events: the whole game again.
+                Seen::State(state) => {
+                    self.moves = state.moves.iter().map(|mv| mv.uci.clone()).collect();
+                    self.state_of(&state.situation.shared.public)
+                }
+                Seen::Behind => {
+                    tracing::info!(game_id = %self.viewer.id(), "a game stream fell behind; ending it");
                     return None;
                 }
-                // The owner unloaded (the game is over and nobody else
-                // watches): the stream is done too.
-                Err(broadcast::error::RecvError::Closed) => return None,
+                Seen::Redirect { .. } => continue,
+                Seen::Presence { color, present } => {
+                    let opponent = self.opponent.as_mut().filter(|o| o.color == color);
+                    match opponent.and_then(|opponent| opponent.changed(present)) {
+                        Some(line) => return Some(line),
+                        None => continue,
+                    }
+                }
+                // The game is no longer served (the server stops).
+                Seen::Closed => return None,
             };
             if self.last.as_ref() == Some(&state) {
                 continue;
@@ -529,18 +463,7 @@ impl Follower {
         }
     }
 
-    fn state_of(&self, situation: &SharedSituation) -> serde_json::Value {
+    fn state_of(&self, situation: &PublicSituation) -> serde_json::Value {
         shapes::game_state(&self.moves, situation, self.time_control)
-    }
-
-    async fn reread(&mut self) -> Option<serde_json::Value> {
-        let game: GameSnapshot = snapshot(&self.hub, self.id).await.ok().flatten()?;
-        self.version = game.version;
-        self.moves = game.moves.clone();
-        Some(shapes::game_state(
-            &game.moves,
-            &game.situation,
-            game.time_control,
-        ))
     }
 }

@@ -5,21 +5,13 @@
 //!
 //! A notice carries ids only, far under Postgres's 8,000-byte payload limit:
 //! each node reads the challenge or game from the store and queues the
-//! lines for its own open streams.
-
-use std::sync::Arc;
+//! lines for its own open streams (`super::challenges::deliver`).
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
 use uuid::Uuid;
 
-use super::Lichess;
-use super::challenges::{CHALLENGE_LIFETIME_MS, Challenge};
-use super::events;
-use crate::clock::now_ms;
-use crate::games::Hub;
-use crate::games::notify::API_CHANNEL;
-use crate::startup::AppState;
+use crate::cluster::API_CHANNEL;
+use crate::store::Store;
 
 /// A change other nodes' event streams may need to hear of.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,83 +32,24 @@ struct NodeNotice {
     notice: ApiNotice,
 }
 
-/// Delivers `notice` to this node's streams and tells the other nodes.
-pub async fn publish(state: &AppState, notice: ApiNotice) {
-    deliver(&state.lichess, &state.hub, &notice).await;
-    let payload = NodeNotice {
-        node: state.hub.node_id(),
-        notice,
-    };
+/// Tells the other nodes of `notice`, sent by node `node`.
+pub async fn tell_other_nodes(store: &Store, node: Uuid, notice: ApiNotice) {
+    let payload = NodeNotice { node, notice };
     let payload = serde_json::to_string(&payload).unwrap_or_default();
-    if let Err(error) = state.store.notify(API_CHANNEL, &payload).await {
+    if let Err(error) = store.notify(API_CHANNEL, &payload).await {
         tracing::warn!(%error, "telling other nodes of an api change failed");
     }
 }
 
-/// Queues the lines `notice` gives this node's open event streams.
-async fn deliver(lichess: &Arc<Lichess>, hub: &Arc<Hub>, notice: &ApiNotice) {
-    match notice {
-        ApiNotice::Challenge { id, status } => {
-            let expired_before = now_ms().to_stored() - CHALLENGE_LIFETIME_MS;
-            let row = match hub.store().challenge(*id, expired_before).await {
-                Ok(Some(row)) => row,
-                // Expired meanwhile: nothing to tell.
-                Ok(None) => return,
-                Err(error) => {
-                    tracing::warn!(%error, %id, "reading a challenge to announce failed");
-                    return;
-                }
-            };
-            let mut challenge = match Challenge::load(hub.store(), row).await {
-                Ok(Some(challenge)) => challenge,
-                Ok(None) | Err(_) => return,
-            };
-            if *status != challenge.status {
-                // Announce the step the notice is about, not a later one.
-                challenge.status.clone_from(status);
-                if status != "declined" {
-                    challenge.decline_reason = None;
-                }
-            }
-            for (player, line) in challenge.event_lines() {
-                lichess.events.send(player, &line);
-            }
-        }
-        ApiNotice::GameStarted { game_id } => {
-            events::game_started(lichess, hub, *game_id).await;
+/// The notice in `payload` if another node than `node` sent it.
+pub fn from_another_node(payload: &str, node: Uuid) -> Option<ApiNotice> {
+    match serde_json::from_str::<NodeNotice>(payload) {
+        Ok(notice) => (notice.node != node).then_some(notice.notice),
+        Err(error) => {
+            tracing::warn!(%error, payload, "an unreadable api notice");
+            None
         }
     }
-}
-
-/// Delivers the notices other nodes send to this node's streams, until
-/// shutdown.
-pub fn relay(lichess: &Arc<Lichess>, hub: &Arc<Hub>) {
-    let lichess = Arc::clone(lichess);
-    let hub = Arc::clone(hub);
-    let mut notices = hub.api_notices();
-    let mut shutdown = hub.shutdown_signal();
-    tokio::spawn(async move {
-        loop {
-            let payload = tokio::select! {
-                received = notices.recv() => match received {
-                    Ok(payload) => payload,
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "missed api notices from other nodes");
-                        continue;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return,
-                },
-                _ = shutdown.changed() => return,
-            };
-            match serde_json::from_str::<NodeNotice>(&payload) {
-                Ok(notice) if notice.node != hub.node_id() => {
-                    deliver(&lichess, &hub, &notice.notice).await;
-                }
-                Ok(_) => {}
-                Err(error) => tracing::warn!(%error, payload, "an unreadable api notice"),
-            }
-        }
-    });
 }
 
 #[cfg(test)]

@@ -3,16 +3,12 @@
 //! server's endings to lichess's status names (`docs/lichess-api.md`).
 
 use chess_game::TimeControl;
-use chess_rules::{ByColor, Color};
+use chess_live::view::{PublicSituation, ResultView};
+use chess_live::{GameSnapshot, GameStage, PlayerKind, PlayerRow};
+use chess_rules::ByColor;
+use chess_rules::Color;
 use serde_json::{Value, json};
 use uuid::Uuid;
-
-use crate::clock::UnixMs;
-use crate::games::Entry;
-use crate::games::model::{GameStage, PlayerKind};
-use crate::games::view::SharedSituation;
-use crate::store::PlayerRow;
-use crate::ws::protocol::ResultView;
 
 /// The rating lichess clients expect on every player; this server has none.
 pub const RATING: u32 = 1500;
@@ -98,12 +94,12 @@ pub struct ApiPlayer {
     pub name: String,
     pub kind: PlayerKind,
     pub bot: bool,
-    pub computer_level: Option<i64>,
+    pub computer_level: Option<u8>,
 }
 
 impl ApiPlayer {
     /// `row`, with the bot flag of its account.
-    pub fn new(row: &PlayerRow, bot: bool, computer_level: Option<i64>) -> ApiPlayer {
+    pub fn new(row: &PlayerRow, bot: bool, computer_level: Option<u8>) -> ApiPlayer {
         ApiPlayer {
             player_id: row.id,
             name: row.name.clone(),
@@ -156,59 +152,9 @@ impl ApiPlayer {
     }
 }
 
-/// A game copied out of its owner: what the streams render.
-#[derive(Clone, Debug)]
-pub struct GameSnapshot {
-    pub id: Uuid,
-    pub version: u64,
-    pub players: ByColor<Option<PlayerRow>>,
-    pub computer_level: Option<i64>,
-    pub time_control: TimeControl,
-    pub created_at: i64,
-    pub initial_fen: String,
-    pub moves: Vec<String>,
-    pub situation: SharedSituation,
-}
-
-impl GameSnapshot {
-    /// The game of `entry` at server time `now` (run by the owner).
-    pub fn of(entry: &Entry, now: UnixMs) -> GameSnapshot {
-        GameSnapshot {
-            id: entry.row.id,
-            version: entry.game.version(),
-            players: entry.players.clone(),
-            computer_level: entry.row.computer_level,
-            time_control: entry.game.time_control(),
-            created_at: entry.row.created_at.to_stored(),
-            initial_fen: entry.game.spec().initial_position().fen(),
-            moves: entry.game.moves().iter().map(|mv| mv.uci.clone()).collect(),
-            situation: SharedSituation::of(&entry.game, entry.row.mode, entry.row.status, now),
-        }
-    }
-
-    /// The colour `player` plays, if they hold exactly one seat.
-    pub fn color_of(&self, player: Uuid) -> Option<Color> {
-        let holds = |color: Color| {
-            self.players
-                .get(color)
-                .as_ref()
-                .is_some_and(|row| row.id == player)
-        };
-        match (holds(Color::White), holds(Color::Black)) {
-            (true, false) => Some(Color::White),
-            (false, true) => Some(Color::Black),
-            _ => None,
-        }
-    }
-
-    pub fn is_over(&self) -> bool {
-        self.situation.result.is_some() || self.situation.status == GameStage::Finished
-    }
-}
-
 /// A `gameState` line: the moves so far (UCI, space-separated) and the
 /// situation after the latest change.
-pub fn game_state(moves: &[String], situation: &SharedSituation, tc: TimeControl) -> Value {
+pub fn game_state(moves: &[String], situation: &PublicSituation, tc: TimeControl) -> Value {
     let (wtime, btime) = situation
         .clocks
         .map_or((NO_CLOCK_MS, NO_CLOCK_MS), |clocks| {
@@ -235,7 +181,11 @@ pub fn game_state(moves: &[String], situation: &SharedSituation, tc: TimeControl
     state
 }
 
-/// The `gameFull` line that opens a game stream.
+/// The moves of `game` in UCI.
+pub fn uci_moves(game: &GameSnapshot) -> Vec<String> {
+    game.moves.iter().map(|mv| mv.uci.clone()).collect()
+}
+
 /// The game stream's `opponentGone` line: the opponent has had no socket
 /// or stream open for a while (`gone`), or is back. Without
 /// `claimWinInSeconds`: this server has no claiming of a win.
@@ -243,6 +193,7 @@ pub fn opponent_gone(gone: bool) -> Value {
     json!({ "type": "opponentGone", "gone": gone })
 }
 
+/// The `gameFull` line that opens a game stream.
 pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> Value {
     let tc = game.time_control;
     let clock = match (tc.initial_ms(), tc.increment_ms()) {
@@ -256,6 +207,8 @@ pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> V
             .map_or(Value::Null, ApiPlayer::game_json)
     };
     let start = chess_rules::Position::startpos().fen();
+    let initial_fen = game.initial_position.fen();
+    let moves = uci_moves(game);
     let mut full = json!({
         "type": "gameFull",
         "id": game.id,
@@ -264,11 +217,11 @@ pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> V
         "clock": clock,
         "speed": speed(tc),
         "perf": { "name": speed(tc) },
-        "createdAt": game.created_at,
+        "createdAt": game.created_at.to_stored(),
         "white": player(Color::White),
         "black": player(Color::Black),
-        "initialFen": if game.initial_fen == start { "startpos".to_owned() } else { game.initial_fen.clone() },
-        "state": game_state(&game.moves, &game.situation, tc),
+        "initialFen": if initial_fen == start { "startpos".to_owned() } else { initial_fen },
+        "state": game_state(&moves, &game.situation, tc),
     });
     if clock.is_null() {
         full["daysPerTurn"] = Value::Null;
@@ -292,7 +245,7 @@ pub fn event_game(game: &GameSnapshot, color: Color, opponent: Option<&ApiPlayer
         "fen": situation.fen,
         "hasMoved": game.moves.len() > usize::from(color == Color::Black),
         "isMyTurn": situation.result.is_none() && situation.turn == color,
-        "lastMove": game.moves.last().cloned().unwrap_or_default(),
+        "lastMove": game.moves.last().map(|mv| mv.uci.clone()).unwrap_or_default(),
         "opponent": opponent.map_or(Value::Null, ApiPlayer::opponent_json),
         "perf": speed(game.time_control),
         "rated": false,

@@ -16,11 +16,12 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::auth::{Scope, new_token, parse_scopes, token_hash};
-use crate::clock::now_ms;
 use crate::http::error::ApiError;
-use crate::http::routes::{JsonBody, too_many_requests};
-use crate::startup::AppState;
+use crate::http::error::too_many_requests;
+use crate::http::extract::JsonBody;
+use crate::state::AppState;
 use crate::store::TokenRow;
+use chess_live::now_ms;
 
 /// The longest description a token may have.
 pub const MAX_DESCRIPTION_CHARS: usize = 100;

@@ -20,148 +20,27 @@
 
 use std::time::Instant;
 
-use chess_game::GameResult;
+use chess_live::{
+    Batch, BatchOutcome, BatchPath, GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, UnixMs,
+    WriteOutcome,
+};
 use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
 use super::{
-    Backend, GameRow, HELD_WRITER_IDLE_CHECK, HeldConnection, MoveRow, PlayerRow, Result, Store,
-    StoreError, Transaction,
+    Backend, HELD_WRITER_IDLE_CHECK, HeldConnection, Result, Store, StoreError, Transaction,
 };
-use crate::clock::UnixMs;
-use crate::ledger::{Recorded, rewarded_color};
+use crate::ledger::rewarded_color;
 
-/// One game's change, written as a compare-and-set on `expected_version`.
-#[derive(Clone, Debug)]
-pub struct GameWrite {
-    /// The whole row after the change.
-    pub row: GameRow,
-    /// The version the row must still have; otherwise nothing of this write lands.
-    pub expected_version: i64,
-    /// A take-back: moves from this ply on are deleted first.
-    pub keep_moves: Option<u32>,
-    /// Moves played by the change, in ply order.
-    pub new_moves: Vec<MoveRow>,
-    /// The change ends the game with this result: the reward ledger settles it
-    /// in the same transaction (exactly once, within the daily cap).
-    pub settle: Option<GameResult>,
-    /// The change starts a rematch: this new game is stored with it.
-    pub rematch: Option<GameRow>,
-    /// What other nodes are told of the change if it lands (the JSON of a
-    /// `games::notify::ChangeNotice`); `None`: only that it happened.
-    pub notice: Option<String>,
-}
-
-/// A seat taken in an open challenge, which starts the game: the update
-/// touches nothing if the seat was taken first.
-#[derive(Clone, Debug)]
-pub struct SeatClaim {
-    /// The challenge.
-    pub game: Uuid,
-    /// The white seat (else the black one).
-    pub white: bool,
-    /// Who sits down.
-    pub player: Uuid,
-    /// The started game's state.
-    pub state: String,
-    /// When the game starts.
-    pub now: UnixMs,
-    /// Its first deadline (first move or clock), if any.
-    pub deadline_at: Option<UnixMs>,
-    /// The game's version, which the claim leaves as it is: only named in
-    /// the change notice to the other nodes.
-    pub version: i64,
-}
-
-/// Everything one transaction of the group commit writes, in this order:
-/// players first, then new games (which point at players), then seats taken
-/// and game changes. At most one claim or write per game.
-#[derive(Clone, Debug, Default)]
-pub struct Batch {
-    /// New players (an existing id is left unchanged).
-    pub players: Vec<PlayerRow>,
-    /// New games.
-    pub games: Vec<GameRow>,
-    /// Seats taken in open challenges.
-    pub claims: Vec<SeatClaim>,
-    /// Changes to games, each a compare-and-set on the version.
-    pub writes: Vec<GameWrite>,
-}
-
-impl Batch {
-    /// A batch of game changes only.
-    pub fn of_writes(writes: Vec<GameWrite>) -> Batch {
-        Batch {
-            writes,
-            ..Batch::default()
-        }
-    }
-
-    /// How many items the batch holds.
-    pub fn len(&self) -> usize {
-        self.players.len() + self.games.len() + self.claims.len() + self.writes.len()
-    }
-
-    /// Whether the batch holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether the batch may be written in one go (Postgres's function,
-    /// SQLite's own connection, see the module's comment): it takes no
-    /// moves back and starts no rematch (whose new game must exist before
-    /// the old one points at it, and goes if the old one's write does not).
-    pub(super) fn fits_one_go(&self) -> bool {
-        self.writes
-            .iter()
-            .all(|write| write.rematch.is_none() && write.keep_moves.is_none())
-    }
-}
-
-/// What became of a batch that committed, item by item in the batch's order.
-#[derive(Clone, Debug, Default)]
-pub struct BatchOutcome {
-    /// Per claim: whether it took the seat (else it was taken first).
-    pub claimed: Vec<bool>,
-    /// Per game change.
-    pub writes: Vec<WriteOutcome>,
-    /// How many notices the batch sent.
-    pub notices_sent: usize,
-    /// How the batch was written.
-    pub path: BatchPath,
-}
-
-/// How a batch was written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BatchPath {
-    /// Statement by statement: a batch with a take-back, a rematch or an
-    /// ending that may pay a reward, and on Postgres one with a game whose
-    /// version moved on.
-    #[default]
-    Statements,
-    /// In one go: on Postgres one call of the `chess_commit_batch`
-    /// function (one round trip), on SQLite the group commit's own
-    /// connection, in place ([`super::sqlite_writer`]).
-    OneStatement,
-}
-
-impl BatchPath {
-    /// The label of `chess_commit_batches_total`.
-    pub fn label(self) -> &'static str {
-        match self {
-            BatchPath::Statements => "statements",
-            BatchPath::OneStatement => "one_statement",
-        }
-    }
-}
-
-/// What became of one write of a batch that committed.
-#[derive(Clone, Debug)]
-pub enum WriteOutcome {
-    /// Stored; the reward the ending settled, if it paid or was over the cap.
-    Written { reward: Option<Recorded> },
-    /// The stored version had moved on: nothing of this write was stored.
-    Conflict,
+/// Whether `batch` may be written in one go (Postgres's function,
+/// SQLite's own connection, see the module's comment): it takes no moves
+/// back and starts no rematch (whose new game must exist before the old one
+/// points at it, and goes if the old one's write does not).
+pub(super) fn fits_one_go(batch: &Batch) -> bool {
+    batch
+        .writes
+        .iter()
+        .all(|write| write.rematch.is_none() && write.keep_moves.is_none())
 }
 
 impl Store {
@@ -243,6 +122,7 @@ impl Store {
         }
 
         let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
+        let mut rewards = Vec::new();
         for &index in &order {
             if !written[index] {
                 continue;
@@ -258,19 +138,15 @@ impl Store {
                         .await?;
                 });
             }
-            let reward = match &write.settle {
-                Some(result) => {
-                    let seats = chess_rules::ByColor {
-                        white: game.white_id,
-                        black: game.black_id,
-                    };
-                    tx.settle_reward(game.id, seats, result, game.updated_at.to_stored())
-                        .await?
-                }
-                None => None,
-            };
+            if let Some(result) = &write.settle
+                && let Some(recorded) = tx
+                    .settle_reward(game.id, game.seats(), result, game.updated_at.to_stored())
+                    .await?
+            {
+                rewards.push(recorded);
+            }
             new_moves.extend(write.new_moves.iter().map(|mv| MoveInsert::of(game.id, mv)));
-            outcomes[index] = WriteOutcome::Written { reward };
+            outcomes[index] = WriteOutcome::Written;
         }
         if !new_moves.is_empty() {
             insert_moves(&mut tx, &new_moves).await?;
@@ -287,6 +163,16 @@ impl Store {
             outcome.notices_sent = notices.len();
         }
         tx.commit().await?;
+        for recorded in rewards {
+            let entry = recorded.entry();
+            tracing::info!(
+                game_id = %entry.game_id,
+                account = %entry.account_id,
+                cents = entry.amount_cents,
+                status = entry.status.code(),
+                "reward settled"
+            );
+        }
         Ok(outcome)
     }
 }
@@ -324,7 +210,7 @@ impl Store {
         let Backend::Postgres(pool) = &self.writer else {
             return Ok(None);
         };
-        if !batch.fits_one_go() {
+        if !fits_one_go(batch) {
             return Ok(None);
         }
         let mut writes: Vec<&GameWrite> = batch.writes.iter().collect();
@@ -339,7 +225,7 @@ impl Store {
         let claims = batch.claims.len();
         let mut outcome = BatchOutcome {
             claimed: vec![false; claims],
-            writes: vec![WriteOutcome::Written { reward: None }; batch.writes.len()],
+            writes: vec![WriteOutcome::Written; batch.writes.len()],
             notices_sent: 0,
             path: BatchPath::OneStatement,
         };
@@ -448,7 +334,7 @@ impl Store {
         let (Backend::Sqlite(pool), Some(writer)) = (&self.writer, &self.sqlite_writer) else {
             return Ok(None);
         };
-        if !batch.fits_one_go() {
+        if !fits_one_go(batch) {
             return Ok(None);
         }
         let turn = pool.acquire().await?;

@@ -58,6 +58,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             writer: Backend::Sqlite(writer),
             held_writer: super::HeldWriter::default(),
             sqlite_writer,
+            checkpointer: std::sync::Arc::default(),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -74,8 +75,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         // version, for every request and socket), planned once per
         // connection rather than at every execution as under forced custom
         // plans (planning made the pooled reads about a third of Postgres's
-        // CPU per move at 1,000 games; docs/performance.md, "Fourteenth
-        // pass"). A key lookup's kept plan uses its index whatever the
+        // CPU per move at 1,000 games). A key lookup's kept plan uses its index whatever the
         // table's size when it was made; the lists whose plan depends on
         // it (a player's games, the games due) are planned at every call
         // (`persistent(false)`).
@@ -85,7 +85,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .await?;
         // Opened by its first user, the node's writer, on the writer's own
         // runtime: a Postgres connection is driven by the runtime that
-        // opened it (see `games::writer`). Its statement-by-statement batches
+        // opened it (see `chess_live::writer`). Its statement-by-statement batches
         // lock and update games by arrays of ids, and a generic plan made
         // while games was small (a new database) scanned the whole table for
         // every batch long after it grew: it plans each execution for the
@@ -98,6 +98,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             writer: Backend::Postgres(writer),
             held_writer: super::HeldWriter::default(),
             sqlite_writer: None,
+            checkpointer: std::sync::Arc::default(),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))

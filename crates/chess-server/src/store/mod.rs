@@ -1,5 +1,7 @@
-//! Storage: one `Store` seam over SQLite (the embedded default) and Postgres,
-//! chosen by the database URL's scheme.
+//! Storage: one `Store` over SQLite (the embedded default) and Postgres,
+//! chosen by the database URL's scheme. It is the live games' store
+//! ([`chess_live::GameStore`], implemented in [`live`]) and answers every
+//! other query of the server.
 //!
 //! Every query of the server is here: games, moves, seeks and players (this
 //! file), account rows and sessions ([`accounts`]), the reward ledger
@@ -17,14 +19,17 @@
 //! (another node) changed it first: [`StoreError::Conflict`], reload and retry.
 
 mod connect;
+mod live;
 mod rows;
 mod sqlite_writer;
 
-pub use batch::{Batch, BatchOutcome, BatchPath, GameWrite, SeatClaim, WriteOutcome};
-pub use rows::{GameRow, MoveRow, PlayerRow, SeekRow};
+pub use rows::SeekRow;
 
 use std::sync::{Arc, Mutex};
 
+use chess_live::{
+    Batch, GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, StoreErrorKind, WriteOutcome,
+};
 use sqlx::{PgPool, SqlitePool};
 use uuid::Uuid;
 
@@ -53,10 +58,6 @@ pub enum StoreError {
     /// ([`sqlite_writer`]).
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// A failure shared by several requests waiting for the same load or
-    /// written in the same batch.
-    #[error(transparent)]
-    Shared(std::sync::Arc<StoreError>),
     /// The SQLite database's lock file could not be made or locked.
     #[error("cannot lock {path}: {source}")]
     Claim {
@@ -69,11 +70,6 @@ pub enum StoreError {
          DATABASE_URL=postgres://...)"
     )]
     InUse(std::path::PathBuf),
-    /// The node's writer cannot take the write: its queue is full (the
-    /// database is not keeping up) or it stopped (the server is shutting
-    /// down). Nothing was stored.
-    #[error("the node's writer cannot take the write ({0})")]
-    WriterUnavailable(&'static str),
 }
 
 impl StoreError {
@@ -82,14 +78,43 @@ impl StoreError {
     /// stored, and the same request may succeed once the database is back.
     pub fn is_unavailable(&self) -> bool {
         match self {
-            StoreError::Shared(inner) => inner.is_unavailable(),
             StoreError::Database(error) => database_unavailable(error),
             StoreError::Sqlite(rusqlite::Error::SqliteFailure(error, _)) => {
                 SQLITE_UNAVAILABLE.contains(&(error.extended_code & 0xff))
             }
-            StoreError::WriterUnavailable(_) => true,
             _ => false,
         }
+    }
+
+    /// What the failure means to the live games: whether the database was
+    /// out of reach, broke mid-write, cannot take writes now, refused this
+    /// write, or holds a value that cannot be read.
+    pub fn kind(&self) -> StoreErrorKind {
+        match self {
+            // The connection broke while statements were under way: the
+            // `COMMIT` may have reached the database.
+            StoreError::Database(
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::Protocol(_)
+                | sqlx::Error::WorkerCrashed,
+            ) => StoreErrorKind::InDoubt,
+            // No connection to be had: nothing was sent.
+            StoreError::Database(sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed) => {
+                StoreErrorKind::Unreachable
+            }
+            StoreError::Corrupt(_) => StoreErrorKind::Corrupt,
+            error if error.is_unavailable() => StoreErrorKind::Unavailable,
+            _ => StoreErrorKind::Refused,
+        }
+    }
+}
+
+/// The live games see a failure as what it means to them, with the
+/// database's own words.
+impl From<StoreError> for chess_live::StoreError {
+    fn from(error: StoreError) -> chess_live::StoreError {
+        chess_live::StoreError::new(error.kind(), error)
     }
 }
 
@@ -202,7 +227,7 @@ macro_rules! insert_player_query {
         .bind($player.id.to_string())
         .bind($player.kind.as_str())
         .bind($player.name.clone())
-        .bind($player.created_at)
+        .bind($player.created_at.to_stored())
     };
 }
 
@@ -220,8 +245,8 @@ macro_rules! claim_seat_query {
         .bind($claim.game.to_string())
         .bind($claim.player.to_string())
         .bind($claim.state.clone())
-        .bind($claim.now)
-        .bind($claim.deadline_at)
+        .bind($claim.now.to_stored())
+        .bind($claim.deadline_at.map(chess_live::UnixMs::to_stored))
     };
 }
 
@@ -246,9 +271,9 @@ macro_rules! insert_game_query {
         .bind($game.version)
         .bind($game.rematch_of.map(|id| id.to_string()))
         .bind($game.rematch_id.map(|id| id.to_string()))
-        .bind($game.created_at)
-        .bind($game.updated_at)
-        .bind($game.deadline_at)
+        .bind($game.created_at.to_stored())
+        .bind($game.updated_at.to_stored())
+        .bind($game.deadline_at.map(chess_live::UnixMs::to_stored))
         .bind($game.recent_events.clone())
         .bind($game.premove_nodes_json())
     };
@@ -271,8 +296,8 @@ macro_rules! update_game_query {
         .bind($game.state.clone())
         .bind($game.version)
         .bind($game.rematch_id.map(|id| id.to_string()))
-        .bind($game.updated_at)
-        .bind($game.deadline_at)
+        .bind($game.updated_at.to_stored())
+        .bind($game.deadline_at.map(chess_live::UnixMs::to_stored))
         .bind($game.recent_events.clone())
         .bind($game.premove_nodes_json())
     };
@@ -284,7 +309,7 @@ macro_rules! game_row {
     ($row:expr) => {{
         use sqlx::Row as _;
         let row = &$row;
-        GameRow::from_columns(rows::GameColumns {
+        rows::game_row(rows::GameColumns {
             id: row.try_get("id")?,
             mode: row.try_get("mode")?,
             white_id: row.try_get("white_id")?,
@@ -319,7 +344,7 @@ pub use accounts::{AccountRow, SignUpError};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
-pub use wal::{Checkpointer, WalCheckpoint};
+pub use wal::WalCheckpoint;
 
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]
@@ -350,6 +375,10 @@ pub struct Store {
     /// On SQLite, the group commit's own connection, driven in place on the
     /// writer's thread ([`sqlite_writer`]); `None` on Postgres.
     sqlite_writer: Option<Arc<Mutex<sqlite_writer::SqliteWriter>>>,
+    /// On SQLite, copies the log into the database file after the group
+    /// commit's batches, off the writer's path, once started
+    /// ([`Store::start_checkpoints`]).
+    checkpointer: Arc<std::sync::OnceLock<wal::Checkpointer>>,
 }
 
 /// The Postgres writer's connection, held between batches: a connection
@@ -551,7 +580,7 @@ impl Store {
                 .fetch_optional(&mut *conn)
                 .await?
         });
-        row.map(PlayerRow::from_tuple).transpose()
+        row.map(rows::player_row).transpose()
     }
 
     /// Stores a new game (version as given, usually 0).
@@ -677,7 +706,7 @@ impl Store {
             .fetch_all(&mut *conn)
             .await?
         });
-        rows.into_iter().map(MoveRow::from_tuple).collect()
+        rows.into_iter().map(rows::move_row).collect()
     }
 
     /// Writes one change of a game as a compare-and-set: the row is replaced
@@ -711,7 +740,7 @@ impl Store {
             .writes
             .pop()
         {
-            Some(WriteOutcome::Written { .. }) => Ok(()),
+            Some(WriteOutcome::Written) => Ok(()),
             _ => Err(StoreError::Conflict),
         }
     }
@@ -731,7 +760,7 @@ impl Store {
             .bind(&seek.time_control)
             .bind(&seek.time_control_key)
             .bind(&seek.color)
-            .bind(seek.created_at)
+            .bind(seek.created_at.to_stored())
             .execute(&mut *conn)
             .await?;
         });

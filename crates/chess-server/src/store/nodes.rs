@@ -2,8 +2,9 @@
 
 use uuid::Uuid;
 
+use chess_live::UnixMs;
+
 use super::{Result, Store};
-use crate::clock::UnixMs;
 
 impl Store {
     /// Registers node `id` named `name` (its listening address), removing the
@@ -23,7 +24,7 @@ impl Store {
             sqlx::query("insert into nodes (id, name, heartbeat_at) values ($1, $2, $3)")
                 .bind(id.to_string())
                 .bind(name)
-                .bind(now_ms)
+                .bind(now_ms.to_stored())
                 .execute(&mut *conn)
                 .await?;
         });
@@ -49,11 +50,11 @@ impl Store {
             )
             .bind(id.to_string())
             .bind(name)
-            .bind(now_ms)
+            .bind(now_ms.to_stored())
             .execute(&mut *conn)
             .await?;
             sqlx::query_as("select id from nodes where heartbeat_at >= $1")
-                .bind(alive_since_ms)
+                .bind(alive_since_ms.to_stored())
                 .fetch_all(&mut *conn)
                 .await?
         });
@@ -91,7 +92,7 @@ impl Store {
             // Planned at every sweep for the table as it is (as
             // `Store::games_where`).
             .persistent(false)
-            .bind(now_ms)
+            .bind(now_ms.to_stored())
             .bind(limit)
             .fetch_all(&mut *conn)
             .await?
@@ -119,7 +120,7 @@ impl Store {
             sqlx::query("update games set deadline_at = $3 where id = $1 and version = $2")
                 .bind(id.to_string())
                 .bind(version)
-                .bind(deadline_at)
+                .bind(deadline_at.map(UnixMs::to_stored))
                 .execute(&mut *conn)
                 .await?
                 .rows_affected()

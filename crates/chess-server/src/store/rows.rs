@@ -1,66 +1,13 @@
-//! Rows as the store reads and writes them. Enumerations are kept as their
-//! stored strings' typed forms; JSON columns stay strings (the game layer owns
-//! their shapes).
+//! Rows as the store reads them: the live games' rows (`chess_live::rows`)
+//! parsed from their columns, and the lobby's seeks. Enumerations are kept
+//! as their stored strings' typed forms; JSON columns stay strings (the
+//! live games own their shapes).
 
+use chess_live::{GameRow, MoveRow, PlayerRow, UnixMs};
 use chess_rules::ByColor;
 use uuid::Uuid;
 
 use super::StoreError;
-use crate::clock::UnixMs;
-use crate::games::model::{GameMode, GameStage, PlayerKind};
-
-/// A person (or the computer) who can hold a seat.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayerRow {
-    pub id: Uuid,
-    pub kind: PlayerKind,
-    pub name: String,
-    pub created_at: UnixMs,
-}
-
-/// A game's row: the truth the in-memory game is a cache of.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameRow {
-    pub id: Uuid,
-    pub mode: GameMode,
-    pub white_id: Option<Uuid>,
-    pub black_id: Option<Uuid>,
-    pub computer_level: Option<i64>,
-    /// JSON of the time control (`docs/protocol.md`).
-    pub time_control: String,
-    pub status: GameStage,
-    /// JSON of the result once finished.
-    pub result: Option<String>,
-    /// JSON record the game is rebuilt from.
-    pub state: String,
-    pub version: i64,
-    pub rematch_of: Option<Uuid>,
-    pub rematch_id: Option<Uuid>,
-    pub created_at: UnixMs,
-    pub updated_at: UnixMs,
-    /// When a timer must next look at the game: derived from the
-    /// game on every write, so the sweeper finds games no node hosts.
-    pub deadline_at: Option<UnixMs>,
-    /// JSON array of the latest changes' events, oldest first: what other
-    /// nodes replay to their sockets.
-    pub recent_events: String,
-    /// The node whose socket set each side's premove.
-    pub premove_nodes: ByColor<Option<Uuid>>,
-}
-
-/// One played move (serialisable: other nodes receive new moves in change
-/// notices, `games::notify`).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MoveRow {
-    pub ply: i64,
-    pub uci: String,
-    pub san: String,
-    /// The mover's remaining time after the move, for timed games.
-    pub clock_ms: Option<i64>,
-    pub played_at: UnixMs,
-    /// JSON of the game crate's saved move.
-    pub record: String,
-}
 
 /// An open seek in the lobby.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,99 +53,83 @@ fn optional_uuid(text: Option<String>) -> Result<Option<Uuid>, StoreError> {
     text.as_deref().map(uuid).transpose()
 }
 
-impl PlayerRow {
-    pub(super) fn from_tuple(
-        (id, kind, name, created_at): (String, String, String, i64),
-    ) -> Result<PlayerRow, StoreError> {
-        Ok(PlayerRow {
-            id: uuid(&id)?,
-            kind: kind
-                .parse()
-                .map_err(|_| StoreError::Corrupt(format!("player kind {kind:?}")))?,
-            name,
-            created_at: UnixMs::from_stored(created_at),
-        })
-    }
+/// A player from its columns.
+pub(super) fn player_row(
+    (id, kind, name, created_at): (String, String, String, i64),
+) -> Result<PlayerRow, StoreError> {
+    Ok(PlayerRow {
+        id: uuid(&id)?,
+        kind: kind
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("player kind {kind:?}")))?,
+        name,
+        created_at: UnixMs::from_stored(created_at),
+    })
 }
 
-impl GameRow {
-    pub(super) fn from_columns(columns: GameColumns) -> Result<GameRow, StoreError> {
-        let GameColumns {
-            id,
-            mode,
-            white_id,
-            black_id,
-            computer_level,
-            time_control,
-            status,
-            result,
-            state,
-            version,
-            rematch_of,
-            rematch_id,
-            created_at,
-            updated_at,
-            deadline_at,
-            recent_events,
-            premove_nodes,
-        } = columns;
-        let premove_nodes = match premove_nodes {
-            Some(json) => serde_json::from_str(&json)
-                .map_err(|e| StoreError::Corrupt(format!("premove nodes {json:?}: {e}")))?,
-            None => ByColor::default(),
-        };
-        Ok(GameRow {
-            id: uuid(&id)?,
-            mode: mode
-                .parse()
-                .map_err(|_| StoreError::Corrupt(format!("game mode {mode:?}")))?,
-            white_id: optional_uuid(white_id)?,
-            black_id: optional_uuid(black_id)?,
-            computer_level,
-            time_control,
-            status: status
-                .parse()
-                .map_err(|_| StoreError::Corrupt(format!("game status {status:?}")))?,
-            result,
-            state,
-            version,
-            rematch_of: optional_uuid(rematch_of)?,
-            rematch_id: optional_uuid(rematch_id)?,
-            created_at: UnixMs::from_stored(created_at),
-            updated_at: UnixMs::from_stored(updated_at),
-            deadline_at: deadline_at.map(UnixMs::from_stored),
-            recent_events,
-            premove_nodes,
-        })
-    }
-
-    /// The `premove_nodes` column: null when no premove is held.
-    pub(super) fn premove_nodes_json(&self) -> Option<String> {
-        (self.premove_nodes.white.is_some() || self.premove_nodes.black.is_some())
-            .then(|| serde_json::to_string(&self.premove_nodes).unwrap_or_default())
-    }
+/// A game from its columns.
+pub(super) fn game_row(columns: GameColumns) -> Result<GameRow, StoreError> {
+    let GameColumns {
+        id,
+        mode,
+        white_id,
+        black_id,
+        computer_level,
+        time_control,
+        status,
+        result,
+        state,
+        version,
+        rematch_of,
+        rematch_id,
+        created_at,
+        updated_at,
+        deadline_at,
+        recent_events,
+        premove_nodes,
+    } = columns;
+    let premove_nodes = match premove_nodes {
+        Some(json) => serde_json::from_str(&json)
+            .map_err(|e| StoreError::Corrupt(format!("premove nodes {json:?}: {e}")))?,
+        None => ByColor::default(),
+    };
+    Ok(GameRow {
+        id: uuid(&id)?,
+        mode: mode
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("game mode {mode:?}")))?,
+        white_id: optional_uuid(white_id)?,
+        black_id: optional_uuid(black_id)?,
+        computer_level,
+        time_control,
+        status: status
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("game status {status:?}")))?,
+        result,
+        state,
+        version,
+        rematch_of: optional_uuid(rematch_of)?,
+        rematch_id: optional_uuid(rematch_id)?,
+        created_at: UnixMs::from_stored(created_at),
+        updated_at: UnixMs::from_stored(updated_at),
+        deadline_at: deadline_at.map(UnixMs::from_stored),
+        recent_events,
+        premove_nodes,
+    })
 }
 
-impl MoveRow {
-    pub(super) fn from_tuple(
-        (ply, uci, san, clock_ms, played_at, record): (
-            i64,
-            String,
-            String,
-            Option<i64>,
-            i64,
-            String,
-        ),
-    ) -> Result<MoveRow, StoreError> {
-        Ok(MoveRow {
-            ply,
-            uci,
-            san,
-            clock_ms,
-            played_at: UnixMs::from_stored(played_at),
-            record,
-        })
-    }
+/// A move from its columns.
+pub(super) fn move_row(
+    (ply, uci, san, clock_ms, played_at, record): (i64, String, String, Option<i64>, i64, String),
+) -> Result<MoveRow, StoreError> {
+    Ok(MoveRow {
+        ply,
+        uci,
+        san,
+        clock_ms,
+        played_at: UnixMs::from_stored(played_at),
+        record,
+    })
 }
 
 impl SeekRow {

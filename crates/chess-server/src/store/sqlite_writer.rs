@@ -6,11 +6,10 @@
 //! node's writer and that worker some eighteen times each (a message per
 //! statement's result), and its rows went in through temporary tables that
 //! a second text, parsed anew for each batch size, filled and emptied every
-//! time (docs/performance.md, "Fourteenth pass"). The writer's thread has
-//! nothing else to do while its batch is written, so it drives SQLite
-//! itself: a connection of its own (rusqlite, over the same SQLite library
-//! sqlx links), one prepared statement per row, kept prepared from batch to
-//! batch.
+//! time. The writer's thread has nothing else to do while its batch is
+//! written, so it drives SQLite itself: a connection of its own (rusqlite,
+//! over the same SQLite library sqlx links), one prepared statement per row,
+//! kept prepared from batch to batch.
 //!
 //! Only batches that need nothing else are written here: new players, new
 //! games, seats taken, and changes to games with their new moves. A batch
@@ -28,10 +27,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
 
-use super::batch::{Batch, BatchOutcome, BatchPath, WriteOutcome, settling_winners};
+use chess_live::{Batch, BatchOutcome, BatchPath, GameRow, PlayerRow, UnixMs, WriteOutcome};
+
+use super::batch::{fits_one_go, settling_winners};
 use super::wal::WRITER_AUTOCHECKPOINT_PAGES;
-use super::{GameRow, PlayerRow, Result, StoreError};
-use crate::clock::UnixMs;
+use super::{Result, StoreError};
 
 /// How long the connection waits for SQLite's write lock (held by another
 /// process, or by a new pooled connection checking that it may write).
@@ -198,7 +198,7 @@ fn keeps_connection(connection: &Connection, error: &rusqlite::Error) -> bool {
 /// The batch in one transaction on `connection`; a dropped transaction
 /// rolls back, so an error or a hand-back leaves nothing written.
 fn write_in(connection: &mut Connection, batch: &Batch) -> rusqlite::Result<Option<BatchOutcome>> {
-    if !batch.fits_one_go() {
+    if !fits_one_go(batch) {
         return Ok(None);
     }
     let tx = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -309,7 +309,7 @@ fn write_in(connection: &mut Connection, batch: &Batch) -> rusqlite::Result<Opti
                     mv.record,
                 ])?;
             }
-            writes.push(WriteOutcome::Written { reward: None });
+            writes.push(WriteOutcome::Written);
         }
     }
     tx.commit()?;

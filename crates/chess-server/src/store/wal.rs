@@ -18,6 +18,7 @@
 use std::time::Duration;
 
 use sqlx::Row as _;
+use sqlx::SqlitePool;
 use tokio::sync::mpsc;
 
 use super::{Backend, Result, Store};
@@ -56,55 +57,81 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn checkpoint_wal(&self) -> Result<Option<WalCheckpoint>> {
-        let Backend::Sqlite(pool) = &self.pool else {
-            return Ok(None);
-        };
-        let row = sqlx::query("pragma wal_checkpoint(passive)")
-            .fetch_one(pool)
-            .await?;
-        Ok(Some(WalCheckpoint {
-            busy: row.try_get::<i64, _>(0)? != 0,
-            log_pages: row.try_get(1)?,
-            copied_pages: row.try_get(2)?,
-        }))
+        match &self.pool {
+            Backend::Sqlite(pool) => checkpoint(pool).await.map(Some),
+            Backend::Postgres(_) => Ok(None),
+        }
     }
+}
+
+/// One passive checkpoint on a connection of `pool`.
+async fn checkpoint(pool: &SqlitePool) -> Result<WalCheckpoint> {
+    let row = sqlx::query("pragma wal_checkpoint(passive)")
+        .fetch_one(pool)
+        .await?;
+    Ok(WalCheckpoint {
+        busy: row.try_get::<i64, _>(0)? != 0,
+        log_pages: row.try_get(1)?,
+        copied_pages: row.try_get(2)?,
+    })
 }
 
 /// Runs background checkpoints of an SQLite store's log after its commits
 /// (see the module's comment). The task ends when the checkpointer is
-/// dropped.
+/// dropped with the last clone of its store.
 #[derive(Debug)]
-pub struct Checkpointer {
+pub(super) struct Checkpointer {
     commits: mpsc::Sender<()>,
 }
 
-impl Checkpointer {
-    /// Starts checkpointing `store`'s log; `None` on Postgres, whose server
-    /// checkpoints by itself.
-    pub fn start(store: &Store, metrics: &Metrics) -> Option<Checkpointer> {
-        if !matches!(store.pool, Backend::Sqlite(_)) {
-            return None;
+impl Store {
+    /// Starts checkpointing the SQLite log after the group commit's batches
+    /// (see the module's comment), counting them in `metrics`; nothing on
+    /// Postgres, whose server checkpoints by itself, or when started already.
+    pub fn start_checkpoints(&self, metrics: &Metrics) {
+        if let Backend::Sqlite(pool) = &self.pool {
+            let _ = self
+                .checkpointer
+                .get_or_init(|| Checkpointer::start(pool.clone(), metrics.clone()));
         }
+    }
+
+    /// Says that a batch committed: its pages are to be copied.
+    pub(super) fn batch_committed(&self) {
+        if let Some(checkpointer) = self.checkpointer.get() {
+            checkpointer.committed();
+        }
+    }
+}
+
+impl Checkpointer {
+    /// Starts checkpointing the log of the database `pool` reaches. The
+    /// task holds the pool, not the store, so that it ends with the store.
+    fn start(pool: SqlitePool, metrics: Metrics) -> Checkpointer {
         // One waiting signal is enough: commits while a checkpoint runs are
         // all covered by the next one.
         let (commits, mut committed) = mpsc::channel(1);
-        let (store, metrics) = (store.clone(), metrics.clone());
         tokio::spawn(async move {
             while committed.recv().await.is_some() {
-                match store.checkpoint_wal().await {
-                    Ok(Some(checkpoint)) => metrics.wal_checkpointed(checkpoint.log_pages),
-                    Ok(None) => {}
+                // The store closed (the server is stopping): the last
+                // connection to close checkpoints by itself.
+                if pool.is_closed() {
+                    return;
+                }
+                match checkpoint(&pool).await {
+                    Ok(checkpoint) => metrics.wal_checkpointed(checkpoint.log_pages),
+                    Err(_) if pool.is_closed() => return,
                     // The writer's own checkpoint still bounds the log.
                     Err(error) => tracing::warn!(%error, "a checkpoint of the SQLite log failed"),
                 }
                 tokio::time::sleep(CHECKPOINT_PAUSE).await;
             }
         });
-        Some(Checkpointer { commits })
+        Checkpointer { commits }
     }
 
     /// Says that a transaction committed: its pages are to be copied.
-    pub fn committed(&self) {
+    fn committed(&self) {
         // Full: a checkpoint is already due and will copy these pages too.
         let _ = self.commits.try_send(());
     }

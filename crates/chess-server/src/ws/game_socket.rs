@@ -1,29 +1,21 @@
 //! One game WebSocket: reads client messages (parsed in one place), sends
-//! them to the game's owner task, and writes the game's broadcasts rendered
-//! for this connection's seat. Pings measure the round-trip time and find
-//! connections that died without a close (a phone that lost its signal):
-//! one that stays silent too long is closed like any other lost connection.
+//! them to the game as its player's commands, and writes what its
+//! [`Viewer`] sees of the game, rendered for this connection's seat. Pings
+//! measure the round-trip time and find connections that died without a
+//! close (a phone that lost its signal): one that stays silent too long is
+//! closed like any other lost connection.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use chess_game::{EventKind, PremoveCancelReason};
+use chess_live::view::{Outgoing, PremoveView, StateView};
+use chess_live::{Applied, Command, Received, Refusal, Seat, Seen, Viewer, now_ms};
 use futures_util::SinkExt;
-use tokio::sync::broadcast;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
-use uuid::Uuid;
+use tokio::sync::watch;
 
-use crate::clock::now_ms;
-use crate::games::hub::Hub;
-use crate::games::live::{Applied, Outgoing, Refusal};
-use crate::games::model::Seat;
-use crate::games::owner::{GameHandle, Gone};
-use crate::games::view::SeatSituation;
-use crate::metrics::SocketClose;
-use crate::ws::protocol::{
-    ClientMsg, Command, Incoming, PremoveReason, PremoveView, ProtocolError, ServerMsg,
-};
+use crate::metrics::{Metrics, SocketClose};
+use crate::ws::protocol::{ClientMsg, Incoming, PremoveReason, ProtocolError, ServerMsg};
 
 /// Limits of one game socket.
 #[derive(Clone, Copy, Debug)]
@@ -78,9 +70,8 @@ fn ping_every(silence_timeout: Duration) -> Duration {
 /// from since the last tick (a message, a pong) is known to be alive, and
 /// needs one only when its round-trip sample is missing or older than
 /// [`RTT_REFRESH`]. Pings were two thirds of all frames at 20,000 sockets
-/// of players thinking 1–3 s; this halves them or better
-/// (docs/performance.md, "Ninth pass"), and a silent connection is still
-/// pinged on every tick.
+/// of players thinking 1–3 s; this halves them or better, and a silent
+/// connection is still pinged on every tick.
 fn ping_due(heard_ago: Duration, rtt_sampled_ago: Option<Duration>, every: Duration) -> bool {
     let heard_lately = heard_ago < every;
     let rtt_fresh = rtt_sampled_ago.is_some_and(|ago| ago < RTT_REFRESH);
@@ -129,14 +120,9 @@ enum Rejected<'a> {
 /// One connection's state.
 struct Connection {
     socket: WebSocket,
-    hub: Arc<Hub>,
-    game: GameHandle,
-    viewer: Option<Uuid>,
-    seat: Seat,
+    viewer: Viewer,
     limits: SocketLimits,
     rate: RateLimit,
-    /// Highest event version this connection was sent (later duplicates are skipped).
-    sent_version: u64,
     /// Smoothed round-trip time from Ping/Pong frames.
     rtt_ms: Option<u64>,
     /// When the last round-trip sample arrived.
@@ -150,74 +136,43 @@ struct Connection {
 /// `Accounts::session_watch`); never for guests and spectators.
 pub type SessionEnds = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
-/// Serves one game socket until the client leaves or goes silent, the
-/// server stops or the player's account session ends.
+/// Serves one game socket through `viewer` until the client leaves or goes
+/// silent, the server stops (`shutdown`) or the player's account session
+/// ends; counts how it ended in `metrics`.
 pub async fn serve(
     socket: WebSocket,
-    hub: Arc<Hub>,
-    game: GameHandle,
-    viewer: Option<Uuid>,
+    viewer: Viewer,
     limits: SocketLimits,
+    shutdown: watch::Receiver<bool>,
     session_ends: SessionEnds,
+    metrics: Metrics,
 ) {
     let mut connection = Connection {
         socket,
-        hub,
-        game,
         viewer,
-        seat: Seat::None,
         limits,
         rate: RateLimit::new(limits),
-        sent_version: 0,
         rtt_ms: None,
         rtt_sampled: None,
         ping_sent: None,
         last_heard: Instant::now(),
     };
-    // Subscribed before the seat is counted, so the owner never unloads
-    // under a socket.
-    let Some(outbox) = connection.attach().await else {
-        tracing::warn!("the game could not be reached; closing the socket");
-        return;
-    };
-    tracing::info!(seat = ?connection.seat, "socket opened");
-    let reason = connection.run(outbox, session_ends).await;
-    let Connection {
-        game, seat, hub, ..
-    } = connection;
-    game.disconnected(seat).await;
-    hub.metrics().game_socket_closed(reason);
+    tracing::info!(seat = ?connection.viewer.seat(), "socket opened");
+    let reason = connection.run(shutdown, session_ends).await;
+    let seat = connection.viewer.seat();
+    // Dropping the viewer counts the connection out.
+    drop(connection);
+    metrics.game_socket_closed(reason);
     tracing::info!(?seat, ?reason, "socket closed");
 }
 
 impl Connection {
-    /// Subscribes to the game and counts this socket's seat, loading the game
-    /// again if its owner unloaded meanwhile; `None` if it cannot be reached.
-    async fn attach(&mut self) -> Option<broadcast::Receiver<Arc<Outgoing>>> {
-        for _ in 0..3 {
-            let outbox = self.game.subscribe();
-            let viewer = self.viewer;
-            match self.game.inspect(move |entry| entry.seat_of(viewer)).await {
-                Ok(seat) => {
-                    self.seat = seat;
-                    self.game.connected(seat).await;
-                    return Some(outbox);
-                }
-                Err(Gone) => {
-                    self.game = self.hub.get(self.game.id).await.ok()??;
-                }
-            }
-        }
-        None
-    }
-
     /// Serves the connection; returns why it ended.
     async fn run(
         &mut self,
-        mut outbox: broadcast::Receiver<Arc<Outgoing>>,
+        mut shutdown: watch::Receiver<bool>,
         mut session_ends: SessionEnds,
     ) -> SocketClose {
-        let mut shutdown = self.hub.shutdown_signal();
         let every = ping_every(self.limits.silence_timeout);
         let mut ping = tokio::time::interval(every);
         // Silence is counted from when the connection starts reading.
@@ -235,17 +190,17 @@ impl Connection {
                         }
                         Some(Err(_)) => return SocketClose::Error,
                     }
-                    if let Err(close) = self.send_waiting(&mut outbox).await {
+                    if let Err(close) = self.send_waiting().await {
                         return close;
                     }
                     self.not_silent_while_busy(handling);
                 }
-                outgoing = outbox.recv() => {
+                received = self.viewer.recv() => {
                     let handling = Instant::now();
-                    if let Err(close) = self.on_broadcast(outgoing).await {
+                    if let Err(close) = self.on_received(received).await {
                         return close;
                     }
-                    if let Err(close) = self.send_waiting(&mut outbox).await {
+                    if let Err(close) = self.send_waiting().await {
                         return close;
                     }
                     self.not_silent_while_busy(handling);
@@ -301,16 +256,11 @@ impl Connection {
             .is_ok()
     }
 
-    /// Renders one broadcast of the game's owner for this seat.
-    async fn on_broadcast(
-        &mut self,
-        received: Result<Arc<Outgoing>, RecvError>,
-    ) -> Result<(), SocketClose> {
-        let sent = match received {
-            Ok(outgoing) => self.on_outgoing(&outgoing).await,
-            // Too far behind: start over with the full state.
-            Err(RecvError::Lagged(_)) => self.send_state().await,
-            Err(RecvError::Closed) => return Err(SocketClose::GameGone),
+    /// Shows one broadcast of the game as this connection's viewer sees it.
+    async fn on_received(&mut self, received: Received) -> Result<(), SocketClose> {
+        let sent = match self.viewer.see(received).await {
+            None => true,
+            Some(seen) => self.show(seen).await?,
         };
         if sent {
             Ok(())
@@ -319,27 +269,34 @@ impl Connection {
         }
     }
 
+    /// Renders what the viewer sees (`Err` when the game is gone), without
+    /// flushing: `false` when the socket failed.
+    async fn show(&mut self, seen: Seen) -> Result<bool, SocketClose> {
+        Ok(match seen {
+            Seen::Event(outgoing) => self.send_event(&outgoing).await,
+            Seen::State(state) => self.send_full(*state).await,
+            // Too far behind: start over with the full state.
+            Seen::Behind => self.send_state().await,
+            // The web page does not show whether the opponent is connected.
+            Seen::Presence { .. } => true,
+            Seen::Redirect { game_id } => {
+                self.send(&ServerMsg::Redirect {
+                    game_id,
+                    url: format!("/game/{game_id}"),
+                })
+                .await
+            }
+            Seen::Closed => return Err(SocketClose::GameGone),
+        })
+    }
+
     /// Renders the broadcasts already waiting, then writes everything queued
     /// in one go. A move's `ack` and its own `event` (broadcast before the
     /// owner answers) leave in one write, and the client reads them in one
-    /// read: a third fewer writes per move on the server (docs/performance.md,
-    /// "Eleventh pass").
-    async fn send_waiting(
-        &mut self,
-        outbox: &mut broadcast::Receiver<Arc<Outgoing>>,
-    ) -> Result<(), SocketClose> {
-        loop {
-            match outbox.try_recv() {
-                Ok(outgoing) => self.on_broadcast(Ok(outgoing)).await?,
-                Err(TryRecvError::Lagged(missed)) => {
-                    self.on_broadcast(Err(RecvError::Lagged(missed))).await?;
-                }
-                Err(TryRecvError::Closed) => {
-                    // Send what was rendered; the next `recv` ends the socket.
-                    break;
-                }
-                Err(TryRecvError::Empty) => break,
-            }
+    /// read: a third fewer writes per move on the server.
+    async fn send_waiting(&mut self) -> Result<(), SocketClose> {
+        while let Some(received) = self.viewer.try_recv() {
+            self.on_received(received).await?;
         }
         self.socket.flush().await.map_err(|_| SocketClose::Error)
     }
@@ -414,11 +371,11 @@ impl Connection {
         if let Command::Premove { charge_ms, .. } = &mut command {
             *charge_ms = self.rtt_ms.unwrap_or(0);
         }
-        let outcome = match self.game.command(self.seat, command, now_ms()).await {
+        let outcome = match self.viewer.command(command, now_ms()).await {
             Ok(outcome) => outcome,
-            // The owner cannot unload under a subscribed socket; if it
-            // stopped, the server is stopping.
-            Err(Gone) => return false,
+            // The owner cannot unload under a viewer; if it stopped, the
+            // server is stopping.
+            Err(_gone) => return false,
         };
         match outcome {
             Ok(Applied::Ack { ply, uci, version }) => {
@@ -437,140 +394,102 @@ impl Connection {
         }
     }
 
+    /// `hello`: what the client missed since `version`, or the whole game.
     async fn hello(&mut self, version: Option<u64>) -> bool {
-        let missed = match version {
-            Some(version) => self
-                .game
-                .inspect(move |entry| entry.events_after(version))
-                .await
-                .ok()
-                .flatten(),
-            None => None,
-        };
-        match missed {
-            Some(missed) => {
-                for outgoing in missed {
-                    if !self.on_outgoing(&outgoing).await {
-                        return false;
-                    }
-                }
-                true
+        for seen in self.viewer.resume(version).await {
+            match self.show(seen).await {
+                Ok(true) => {}
+                Ok(false) | Err(_) => return false,
             }
-            None => self.send_state().await,
+        }
+        true
+    }
+
+    /// The whole game again, up to date with the store.
+    async fn send_state(&mut self) -> bool {
+        match self.viewer.state().await {
+            Some(state) => self.send_full(state).await,
+            None => false,
         }
     }
 
-    async fn send_state(&mut self) -> bool {
-        let viewer = self.viewer;
-        let Ok((seat, state)) = self
-            .game
-            .inspect_fresh(move |entry| (entry.seat_of(viewer), entry.state_for(viewer, now_ms())))
-            .await
-        else {
-            return false;
-        };
-        self.seat = seat;
-        self.sent_version = state.version;
+    async fn send_full(&mut self, state: StateView) -> bool {
         self.send(&ServerMsg::State(Box::new(state))).await
     }
 
-    /// Renders a broadcast for this connection's seat.
-    async fn on_outgoing(&mut self, outgoing: &Outgoing) -> bool {
-        match outgoing {
-            Outgoing::Resync => {
-                let before = self.seat;
-                let sent = self.send_state().await;
-                if self.seat != before {
-                    // Joined a challenge on this socket: count the new seat.
-                    self.game.disconnected(before).await;
-                    self.game.connected(self.seat).await;
-                }
-                sent
-            }
-            // The web page does not show whether the opponent is connected.
-            Outgoing::Presence { .. } => true,
-            Outgoing::Redirect { game_id } => {
-                self.send(&ServerMsg::Redirect {
-                    game_id: *game_id,
-                    url: format!("/game/{game_id}"),
+    /// Renders an event for this connection's seat: its public part, and
+    /// the seat's private messages.
+    async fn send_event(&mut self, outgoing: &Outgoing) -> bool {
+        let Outgoing::Event {
+            version,
+            kind,
+            public,
+            situation,
+        } = outgoing
+        else {
+            return true;
+        };
+        let seat = self.viewer.seat();
+        if let Some(event) = public
+            && !self
+                .send(&ServerMsg::Event {
+                    version: *version,
+                    event,
+                    situation: situation.for_seat(seat),
                 })
                 .await
-            }
-            Outgoing::Event {
-                version,
-                kind,
-                public,
-                situation,
-            } => {
-                if *version <= self.sent_version {
-                    return true;
-                }
-                self.sent_version = *version;
-                if let Some(event) = public
-                    && !self
-                        .send(&ServerMsg::Event {
-                            version: *version,
-                            event,
-                            situation: SeatSituation {
-                                shared: situation,
-                                seat: self.seat,
-                            },
-                        })
-                        .await
-                {
-                    return false;
-                }
-                for message in self.private_messages(*version, kind) {
-                    if !self.send(&message).await {
-                        return false;
-                    }
-                }
-                true
+        {
+            return false;
+        }
+        for message in private_messages(seat, *version, kind) {
+            if !self.send(&message).await {
+                return false;
             }
         }
+        true
     }
+}
 
-    /// The private messages this seat gets for `kind`: its own premove's
-    /// changes, and the acknowledgement of its premove when it is played.
-    fn private_messages(&self, version: u64, kind: &EventKind) -> Vec<ServerMsg<'static>> {
-        let (color, reason) = match kind {
-            EventKind::PremoveSet { color, .. } => (*color, PremoveReason::Set),
-            EventKind::PremoveCancelled { color, reason } => (
-                *color,
-                match reason {
-                    PremoveCancelReason::Cancelled => PremoveReason::Cancelled,
-                    PremoveCancelReason::Disconnected => PremoveReason::Disconnected,
-                },
-            ),
-            EventKind::PremoveDropped { color, .. } => (*color, PremoveReason::DroppedIllegal),
-            EventKind::Move {
-                color,
-                premove: true,
-                ..
-            } => (*color, PremoveReason::Played),
-            _ => return Vec::new(),
-        };
-        if self.seat != Seat::of(color) {
-            return Vec::new();
-        }
-        let premove = match kind {
-            EventKind::PremoveSet { uci, .. } => Some(PremoveView { uci: uci.clone() }),
-            _ => None,
-        };
-        let mut messages = vec![ServerMsg::Premove {
-            version,
-            premove,
-            reason,
-        }];
-        if let EventKind::Move { ply, uci, .. } = kind {
-            messages.push(ServerMsg::Ack {
-                ply: *ply,
-                uci: uci.clone(),
-                version,
-            });
-        }
-        messages
+/// The private messages `seat` gets for `kind`: its own premove's changes,
+/// and the acknowledgement of its premove when it is played.
+fn private_messages(seat: Seat, version: u64, kind: &EventKind) -> Vec<ServerMsg<'static>> {
+    let (color, reason) = match kind {
+        EventKind::PremoveSet { color, .. } => (*color, PremoveReason::Set),
+        EventKind::PremoveCancelled { color, reason } => (
+            *color,
+            match reason {
+                PremoveCancelReason::Cancelled => PremoveReason::Cancelled,
+                PremoveCancelReason::Disconnected => PremoveReason::Disconnected,
+            },
+        ),
+        EventKind::PremoveDropped { color, .. } => (*color, PremoveReason::DroppedIllegal),
+        EventKind::Move {
+            color,
+            premove: true,
+            ..
+        } => (*color, PremoveReason::Played),
+        _ => return Vec::new(),
+    };
+    if seat != Seat::of(color) {
+        return Vec::new();
     }
+    let premove = match kind {
+        EventKind::PremoveSet { uci, .. } => Some(PremoveView { uci: uci.clone() }),
+        _ => None,
+    };
+    let mut messages = vec![ServerMsg::Premove {
+        version,
+        premove,
+        reason,
+    }];
+    if let EventKind::Move { ply, uci, .. } = kind {
+        messages.push(ServerMsg::Ack {
+            ply: *ply,
+            uci: uci.clone(),
+            version,
+        });
+    }
+    messages
 }
 
 #[cfg(test)]
@@ -587,14 +506,14 @@ mod tests {
     fn the_socket_task_is_small() {
         type Args = (
             WebSocket,
-            Arc<Hub>,
-            GameHandle,
-            Option<Uuid>,
+            Viewer,
             SocketLimits,
+            watch::Receiver<bool>,
             SessionEnds,
+            Metrics,
         );
-        let task = future_size(|(socket, hub, game, viewer, limits, ends): Args| {
-            serve(socket, hub, game, viewer, limits, ends)
+        let task = future_size(|(socket, viewer, limits, shutdown, ends, metrics): Args| {
+            serve(socket, viewer, limits, shutdown, ends, metrics)
         });
         eprintln!(
             "socket task future {task} B (WebSocket {} B, Connection {} B)",

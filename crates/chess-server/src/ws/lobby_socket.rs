@@ -8,9 +8,9 @@ use axum::extract::ws::{Message, WebSocket};
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
-use crate::clock::now_ms;
-use crate::games::lobby::{Lobby, LobbyEvent};
+use crate::lobby::{Lobby, LobbyEvent};
 use crate::ws::game_socket::{CLOSE_SESSION_ENDED, SessionEnds, close_frame};
+use chess_live::now_ms;
 
 /// Serves one lobby socket until it closes. When it was the viewer's last
 /// lobby socket, their real-time seeks are cancelled.

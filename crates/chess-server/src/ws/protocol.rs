@@ -1,14 +1,13 @@
 //! The game socket's messages (`docs/protocol.md`): one `ClientMsg` parsed in
-//! one place, one `ServerMsg` written in one place.
+//! one place, one `ServerMsg` written in one place. A player's game messages
+//! are the live games' own [`Command`]s; what the server sends is written
+//! from the live games' views.
 
-use chess_rules::{Bitboard, ByColor, Color, Square, UciError, UciMove};
-use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Deserialize, Serialize, Serializer};
+use chess_live::Command;
+use chess_live::view::{EventView, PremoveView, SituationView, StateView};
+use chess_rules::{UciError, UciMove};
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
-
-use crate::games::Refusal;
-use crate::games::model::{GameMode, GameStage, Seat};
-use crate::games::view::SeatSituation;
 
 /// What a browser may send on a game socket: a message the connection
 /// answers itself, or a [`Command`] for the game.
@@ -34,37 +33,6 @@ enum ConnectionMsg {
     Ping {
         t: serde_json::Number,
     },
-}
-
-/// What a player asks of a game: the game messages of the socket, parsed
-/// (a move is a [`UciMove`] from here on) and applied by the game's owner.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Command {
-    /// Play `uci` as the move with index `ply`.
-    Move {
-        uci: UciMove,
-        ply: u32,
-    },
-    Premove {
-        uci: UciMove,
-        /// What playing the premove costs its player's clock: the round trip
-        /// the socket measured. Set by the server, never read from the client.
-        #[serde(skip)]
-        charge_ms: u64,
-    },
-    CancelPremove,
-    Resign,
-    Abort,
-    DrawOffer,
-    DrawAccept,
-    DrawDecline,
-    DrawWithdraw,
-    RematchOffer,
-    RematchAccept,
-    RematchDecline,
-    RematchWithdraw,
-    Takeback,
 }
 
 /// Every message type the game socket understands (fuzzers draw from it).
@@ -209,197 +177,6 @@ fn invalid_uci(value: &serde_json::Value, kind: &'static str) -> Option<Protocol
         .then_some(ProtocolError::InvalidUci { kind, error })
 }
 
-impl Refusal {
-    /// The stable wire code (`docs/protocol.md`).
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Refusal::Rules(error) => error.code(),
-            Refusal::NotAPlayer => "not_a_player",
-            Refusal::NotStarted => "not_started",
-            Refusal::NotOnline { .. } => "not_online",
-            Refusal::MoveTooLate => "game_over",
-            Refusal::Conflict => "conflict",
-            Refusal::Unavailable => "unavailable",
-            Refusal::Busy => "busy",
-        }
-    }
-}
-
-/// A player as others see them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlayerView {
-    pub id: Uuid,
-    pub name: String,
-    pub kind: crate::games::model::PlayerKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub level: Option<u8>,
-    pub is_you: bool,
-}
-
-/// Both clocks at server time `as_of`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClocksView {
-    pub white_ms: u64,
-    pub black_ms: u64,
-    pub running: Option<Color>,
-    pub as_of: u64,
-}
-
-/// Destinations by origin square, written `{"e2": ["e3", "e4"], "g1": ["f3", "h3"]}`.
-///
-/// Kept as bitboards and written straight into the message: every event
-/// carries them, and strings per square were most of a broadcast's work.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Dests(Vec<(Square, Bitboard)>);
-
-impl Dests {
-    /// No destinations.
-    pub fn new() -> Dests {
-        Dests(Vec::new())
-    }
-
-    /// The destinations of each origin square (origins with none are left out).
-    pub fn from_pairs(pairs: Vec<(Square, Bitboard)>) -> Dests {
-        let mut pairs = pairs;
-        pairs.retain(|(_, to)| to.any());
-        Dests(pairs)
-    }
-
-    /// Whether no piece has anywhere to go.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl Serialize for Dests {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        /// The squares of one bitboard as a list of names.
-        struct Names(Bitboard);
-        impl Serialize for Names {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let mut list = serializer.serialize_seq(Some(self.0.count() as usize))?;
-                for square in self.0 {
-                    list.serialize_element(square.name())?;
-                }
-                list.end()
-            }
-        }
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (from, to) in &self.0 {
-            map.serialize_entry(from.name(), &Names(*to))?;
-        }
-        map.end()
-    }
-}
-
-/// A premove as its owner sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PremoveView {
-    pub uci: String,
-}
-
-/// Open offers: the colour that made each, if any.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OffersView {
-    pub draw: Option<Color>,
-    pub rematch: Option<Color>,
-}
-
-/// A result as the wire writes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResultView {
-    pub winner: Option<Color>,
-    pub reason: &'static str,
-}
-
-/// One move in the move list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MoveView {
-    pub uci: String,
-    pub san: String,
-}
-
-/// A versioned event's payload (`event` field).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum EventView {
-    Move {
-        ply: u32,
-        uci: String,
-        san: String,
-        color: Color,
-        premove: bool,
-    },
-    PlayerJoined {
-        color: Color,
-        player: PlayerView,
-    },
-    DrawOffered {
-        color: Color,
-    },
-    DrawDeclined {
-        color: Color,
-        by_move: bool,
-    },
-    DrawWithdrawn {
-        color: Color,
-    },
-    DrawAccepted {
-        color: Color,
-    },
-    RematchOffered {
-        color: Color,
-    },
-    RematchDeclined {
-        color: Color,
-    },
-    RematchWithdrawn {
-        color: Color,
-    },
-    RematchStarted {
-        game_id: Uuid,
-    },
-    Takeback {
-        moves: u32,
-    },
-    Ended {
-        result: ResultView,
-    },
-}
-
-/// The situation after an event, as every event message carries it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SituationView {
-    pub fen: String,
-    pub turn: Color,
-    pub check: Option<Square>,
-    pub status: GameStage,
-    pub clocks: Option<ClocksView>,
-    pub first_move_deadline: Option<u64>,
-    pub dests: Dests,
-    pub premove_dests: Dests,
-    pub offers: OffersView,
-    pub result: Option<ResultView>,
-}
-
-/// The full snapshot of a game for one viewer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StateView {
-    pub game_id: Uuid,
-    pub version: u64,
-    pub mode: GameMode,
-    pub players: ByColor<Option<PlayerView>>,
-    pub seat: Seat,
-    pub time_control: serde_json::Value,
-    pub initial_fen: String,
-    pub moves: Vec<MoveView>,
-    #[serde(flatten)]
-    pub situation: SituationView,
-    pub premove: Option<PremoveView>,
-    pub rematch_game_id: Option<Uuid>,
-    pub server_time: u64,
-}
-
 /// Why a premove message is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -421,7 +198,7 @@ pub enum ServerMsg<'a> {
         version: u64,
         event: &'a EventView,
         #[serde(flatten)]
-        situation: SeatSituation<'a>,
+        situation: SituationView<'a>,
     },
     Ack {
         ply: u32,
@@ -669,22 +446,6 @@ mod tests {
             ClientMsg::parse(&huge, LIMIT).expect_err("too big").code(),
             "message_too_large"
         );
-    }
-
-    #[test]
-    fn refusals_have_their_own_codes() {
-        assert_eq!(
-            Refusal::NotOnline {
-                feature: "draw offers"
-            }
-            .code(),
-            "not_online"
-        );
-        assert_eq!(
-            Refusal::from(chess_game::GameError::DrawOfferTooEarly).code(),
-            "draw_offer_too_early"
-        );
-        assert_eq!(Refusal::Unavailable.code(), "unavailable");
     }
 
     #[test]

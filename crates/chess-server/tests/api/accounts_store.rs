@@ -1,10 +1,10 @@
 //! The account tables: sign-up (a guest keeps their player id),
 //! case-insensitive unique usernames, password changes and sessions.
 
+use chess_live::{PlayerKind, PlayerRow};
 use chess_server::auth::password::PasswordHash;
 use chess_server::auth::username::Username;
-use chess_server::games::model::PlayerKind;
-use chess_server::store::{AccountRow, PlayerRow, SignUpError, Store};
+use chess_server::store::{AccountRow, SignUpError, Store};
 use uuid::Uuid;
 
 use crate::helpers::TestDatabase;
@@ -25,7 +25,7 @@ async fn guest(store: &Store) -> Uuid {
             id,
             kind: PlayerKind::Guest,
             name: "Brave Pawn".to_owned(),
-            created_at: chess_server::clock::UnixMs::from_millis(0),
+            created_at: chess_live::UnixMs::from_millis(0),
         })
         .await
         .expect("insert a guest");

@@ -266,7 +266,7 @@ pub async fn start(settings: Settings, backend: Backend) -> TestApp {
         .expect("the server starts");
     let port = app.port();
     let metrics_address = app.metrics_address();
-    let store = app.hub().store().clone();
+    let store = app.store().clone();
     let router = app.router();
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {

@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use chess_game::{EndReason, GameResult};
+use chess_live::{PlayerKind, PlayerRow};
 use chess_rules::{ByColor, Color};
-use chess_server::games::model::PlayerKind;
 use chess_server::ledger::{
     DAILY_CAP_CENTS, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, UtcDay,
 };
-use chess_server::store::{PlayerRow, Store};
+use chess_server::store::Store;
 use uuid::Uuid;
 
 use crate::helpers::TestDatabase;
@@ -99,7 +99,7 @@ async fn player(store: &Store, kind: PlayerKind) -> Uuid {
             id,
             kind,
             name: format!("{kind}-{}", id.simple()),
-            created_at: chess_server::clock::UnixMs::from_millis(0),
+            created_at: chess_live::UnixMs::from_millis(0),
         })
         .await
         .expect("insert a player");

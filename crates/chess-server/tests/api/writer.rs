@@ -3,13 +3,14 @@
 //! item does not take the rest of its batch down; and what it tells the
 //! other nodes.
 
+use chess_live::notice::{ChangeNotice, GAMES_CHANNEL, parse_game_notice};
+use chess_live::writer::{LINGER_BELOW, LINGER_MIN_LIVE_GAMES, LiveGames, Writer, WriterSettings};
+use chess_live::{
+    GameMode, GameRow, GameStage, GameWrite, PlayerKind, PlayerRow, SeatClaim, UnixMs, WriteOutcome,
+};
 use chess_rules::ByColor;
-use chess_server::clock::UnixMs;
-use chess_server::games::model::{GameMode, GameStage, PlayerKind};
-use chess_server::games::notify::{ChangeNotice, GAMES_CHANNEL, parse_game_notice};
-use chess_server::games::writer::{LINGER_BELOW, LINGER_MIN_LIVE_GAMES, Writer, WriterSettings};
 use chess_server::metrics::Metrics;
-use chess_server::store::{GameRow, GameWrite, PlayerRow, SeatClaim, Store, WriteOutcome};
+use chess_server::store::Store;
 use sqlx::Connection as _;
 use uuid::Uuid;
 
@@ -63,7 +64,13 @@ on_both_stores!(
         store.insert_game(&stored).await.expect("insert");
         let open = challenge(&white);
         store.insert_game(&open).await.expect("insert");
-        let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), Metrics::new(), AT_ONCE);
+        let (writer, task) = start_writer(
+            &store,
+            Uuid::new_v4(),
+            &Metrics::new(),
+            &LiveGames::default(),
+            AT_ONCE,
+        );
 
         // The first item waits for the lock (SQLite's write lock; on Postgres
         // the games table); the next three queue behind
@@ -158,7 +165,7 @@ on_both_stores!(
         assert!(
             after
                 .as_ref()
-                .is_err_and(chess_server::store::StoreError::is_unavailable),
+                .is_err_and(chess_live::StoreError::is_unavailable),
             "{after:?}"
         );
         store.close().await;
@@ -219,7 +226,7 @@ async fn changes_announced(with_lost_write: bool) {
     listener.listen(GAMES_CHANNEL).await.expect("listen");
     let node = Uuid::new_v4();
     let metrics = Metrics::new();
-    let (writer, task) = Writer::start(store.clone(), node, metrics.clone(), AT_ONCE);
+    let (writer, task) = start_writer(&store, node, &metrics, &LiveGames::default(), AT_ONCE);
     let notice_of = |row: &GameRow| {
         ChangeNotice {
             id: row.id,
@@ -276,7 +283,7 @@ async fn changes_announced(with_lost_write: bool) {
     lock.release().await;
     assert!(matches!(
         landed.await.expect("task"),
-        Ok(WriteOutcome::Written { .. })
+        Ok(WriteOutcome::Written)
     ));
     if let Some(lost) = lost {
         assert!(matches!(
@@ -297,7 +304,7 @@ async fn changes_announced(with_lost_write: bool) {
     );
     assert!(matches!(
         end.await.expect("task"),
-        Ok(WriteOutcome::Written { .. })
+        Ok(WriteOutcome::Written)
     ));
     let mut announced = Vec::new();
     while !announced
@@ -368,7 +375,13 @@ async fn the_checkpointer_copies_committed_pages_into_the_database_file() {
         return;
     };
     let metrics = Metrics::new();
-    let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), AT_ONCE);
+    let (writer, task) = start_writer(
+        &store,
+        Uuid::new_v4(),
+        &metrics,
+        &LiveGames::default(),
+        AT_ONCE,
+    );
     let white = guest();
     writer.insert_player(white.clone()).await.expect("stored");
     let game = challenge(&white);
@@ -409,6 +422,26 @@ async fn the_checkpointer_copies_committed_pages_into_the_database_file() {
     task.await.expect("the writer stops");
 }
 
+/// The node's writer over `store`, as the server starts it: reporting to
+/// `metrics`, lingering by `live_games`, and on SQLite with the store's
+/// checkpoints after its commits.
+fn start_writer(
+    store: &Store,
+    node: Uuid,
+    metrics: &Metrics,
+    live_games: &LiveGames,
+    settings: WriterSettings,
+) -> (Writer, tokio::task::JoinHandle<()>) {
+    store.start_checkpoints(metrics);
+    Writer::start(
+        std::sync::Arc::new(store.clone()),
+        node,
+        std::sync::Arc::new(metrics.clone()),
+        live_games.clone(),
+        settings,
+    )
+}
+
 /// Transactions the writer committed, from its metrics.
 fn transactions(metrics: &Metrics) -> f64 {
     sample(&metrics.encode(), "chess_commit_batch_seconds_count").unwrap_or(0.0)
@@ -441,10 +474,10 @@ async fn a_small_batch_lingers_for_more_only_while_many_games_are_live() {
         (LINGER_MIN_LIVE_GAMES - 1, 2.0),
     ] {
         let metrics = Metrics::new();
-        metrics.live_games_set(usize::try_from(live).expect("positive"));
+        let live_games = LiveGames::default();
+        live_games.set(live);
         let settings = WriterSettings { queue: 64, linger };
-        let (writer, task) =
-            Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), settings);
+        let (writer, task) = start_writer(&store, Uuid::new_v4(), &metrics, &live_games, settings);
         two_players_apart(&writer).await;
         assert_eq!(
             transactions(&metrics),
@@ -464,12 +497,13 @@ async fn a_batch_that_fills_up_stops_lingering() {
         return;
     };
     let metrics = Metrics::new();
-    metrics.live_games_set(usize::try_from(LINGER_MIN_LIVE_GAMES).expect("positive"));
+    let live_games = LiveGames::default();
+    live_games.set(LINGER_MIN_LIVE_GAMES);
     let settings = WriterSettings {
         queue: 64,
         linger: std::time::Duration::from_secs(60),
     };
-    let (writer, task) = Writer::start(store.clone(), Uuid::new_v4(), metrics.clone(), settings);
+    let (writer, task) = start_writer(&store, Uuid::new_v4(), &metrics, &live_games, settings);
     let stores: Vec<_> = (0..LINGER_BELOW)
         .map(|_| {
             let writer = writer.clone();

@@ -1,5 +1,6 @@
-//! Time controls as the HTTP API writes them (`docs/protocol.md`), converted
-//! to and from the game crate's checked [`TimeControl`].
+//! Time controls as games store them and every view writes them
+//! (`docs/protocol.md`), converted to and from the game crate's checked
+//! [`TimeControl`].
 
 use chess_game::{RealTime, TimeControl, TimeControlError};
 use serde::{Deserialize, Serialize};

@@ -18,22 +18,23 @@
 //! commit (and on SQLite a wait for the one write connection) of their own,
 //! so a burst of new games does not queue ahead of the moves.
 //!
-//! On Postgres the same transaction notifies the other nodes of the games it
-//! changed (see [`super::notify`]), so they hear of a change exactly when it
-//! is committed.
+//! On a shared store the same transaction notifies the other nodes of the
+//! games it changed (see [`crate::notice`]), so they hear of a change
+//! exactly when it is committed.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::{Notify, mpsc, oneshot};
 use uuid::Uuid;
 
-use super::notify::{GAMES_CHANNEL, game_notices};
-use crate::metrics::Metrics;
+use crate::notice::{GAMES_CHANNEL, game_notices};
+use crate::rows::{GameRow, PlayerRow};
 use crate::store::{
-    Batch, BatchOutcome, Checkpointer, GameRow, GameWrite, PlayerRow, SeatClaim, Store, StoreError,
-    WriteOutcome,
+    Batch, BatchOutcome, GameStore, GameWrite, SeatClaim, StoreError, StoreErrorKind, WriteOutcome,
 };
+use crate::telemetry::Telemetry;
 
 /// Most items (game changes, new players, new games, seats taken) in one
 /// transaction: a commit's sync is paid once for all of them, and with the
@@ -49,9 +50,9 @@ pub const LINGER_BELOW: usize = 16;
 /// The writer lingers only with at least this many games live on the node.
 /// With fewer, most of them are in the batch already or are waiting for
 /// their player's answer to the last ack: waiting would delay those moves
-/// and bring few others (the 20-game flat-out load lost 15% of its moves
-/// per second that way, docs/performance.md, "Thirteenth pass").
-pub const LINGER_MIN_LIVE_GAMES: i64 = 4 * LINGER_BELOW as i64;
+/// and bring few others (20 games played flat out lost 15% of their moves
+/// per second to a linger without this bound).
+pub const LINGER_MIN_LIVE_GAMES: usize = 4 * LINGER_BELOW;
 
 /// How the node's writer batches.
 #[derive(Clone, Copy, Debug)]
@@ -122,21 +123,23 @@ impl std::fmt::Debug for Pending {
 
 impl Writer {
     /// Starts the writer of node `node` over `store`, batching as
-    /// `settings` say. It runs until [`Writer::stop`] (or until every
+    /// `settings` say (lingering only while `live_games` are many), and
+    /// reporting to `telemetry`. It runs until [`Writer::stop`] (or until every
     /// handle is dropped).
     pub fn start(
-        store: Store,
+        store: Arc<dyn GameStore>,
         node: Uuid,
-        metrics: Metrics,
+        telemetry: Arc<dyn Telemetry>,
+        live_games: LiveGames,
         settings: WriterSettings,
     ) -> (Writer, tokio::task::JoinHandle<()>) {
         let (queue, inbox) = mpsc::channel(settings.queue.max(1));
         let stop = Arc::new(Notify::new());
         let batch = Batcher {
-            checkpointer: Checkpointer::start(&store, &metrics),
             store,
             node,
-            metrics,
+            telemetry,
+            live_games,
             linger: settings.linger,
         };
         let task = run_on_own_thread(run(batch, inbox, Arc::clone(&stop)));
@@ -171,8 +174,8 @@ impl Writer {
     /// batch.
     ///
     /// # Errors
-    /// The batch's failure, or [`StoreError::WriterUnavailable`] when the
-    /// queue is full or the writer stopped: nothing was stored.
+    /// The batch's failure, or an [unavailable](StoreErrorKind::Unavailable)
+    /// error when the queue is full or the writer stopped: nothing was stored.
     pub async fn insert_player(&self, player: PlayerRow) -> Result<(), StoreError> {
         self.set_up(|reply| Pending::Player(player, reply)).await
     }
@@ -204,14 +207,12 @@ impl Writer {
         self.queue
             .try_send(pending(reply))
             .map_err(|error| match error {
-                mpsc::error::TrySendError::Full(_) => StoreError::WriterUnavailable("busy"),
-                mpsc::error::TrySendError::Closed(_) => {
-                    StoreError::WriterUnavailable("shutting down")
-                }
+                mpsc::error::TrySendError::Full(_) => writer_unavailable("busy"),
+                mpsc::error::TrySendError::Closed(_) => writer_unavailable("shutting down"),
             })?;
         answer
             .await
-            .map_err(|_| StoreError::WriterUnavailable("shutting down"))?
+            .map_err(|_| writer_unavailable("shutting down"))?
     }
 }
 
@@ -223,8 +224,7 @@ impl Writer {
 /// queued for the runtime than in the database, and getting the connection
 /// back from the pool (sqlx returns it through a task of its own, after a
 /// ping) cost 15 ms a batch alone on SQLite. On its own thread the writer
-/// runs as soon as the database answers (docs/performance.md, "Sixth
-/// pass"). On SQLite the batch is written on this thread itself, which
+/// runs as soon as the database answers. On SQLite the batch is written on this thread itself, which
 /// blocks while SQLite works (`store::sqlite_writer`); a Postgres connection
 /// is driven by the runtime that opened it, so the store opens the writer's
 /// lazily, here (`store::connect`).
@@ -257,12 +257,10 @@ fn run_on_own_thread(
 
 /// What the writer task needs to commit a batch.
 struct Batcher {
-    store: Store,
+    store: Arc<dyn GameStore>,
     node: Uuid,
-    metrics: Metrics,
-    /// Copies SQLite's log into the database file after the commits, off
-    /// the writer's path (`None` on Postgres).
-    checkpointer: Option<Checkpointer>,
+    telemetry: Arc<dyn Telemetry>,
+    live_games: LiveGames,
     /// See [`WriterSettings::linger`].
     linger: Duration,
 }
@@ -388,7 +386,7 @@ impl Replies {
 
     /// Answers every item of a batch that failed with `error`.
     fn failed(self, error: StoreError) {
-        let failure = if is_broken_mid_write(&error) {
+        let failure = if error.kind() == StoreErrorKind::InDoubt {
             WriteError::InDoubt(error.to_string())
         } else {
             WriteError::Unavailable(error.to_string())
@@ -396,13 +394,11 @@ impl Replies {
         for reply in self.writes {
             let _ = reply.send(Err(failure.clone()));
         }
-        let shared = Arc::new(error);
-        let error = || StoreError::Shared(Arc::clone(&shared));
         for reply in self.players.into_iter().chain(self.games) {
-            let _ = reply.send(Err(error()));
+            let _ = reply.send(Err(error.clone()));
         }
         for reply in self.claims {
-            let _ = reply.send(Err(error()));
+            let _ = reply.send(Err(error.clone()));
         }
     }
 }
@@ -413,7 +409,7 @@ impl Batcher {
     fn lingers_over(&self, items: usize) -> bool {
         !self.linger.is_zero()
             && items < LINGER_BELOW
-            && self.metrics.live_games() >= LINGER_MIN_LIVE_GAMES
+            && self.live_games.get() >= LINGER_MIN_LIVE_GAMES
     }
 
     /// Commits one batch and answers every owner in it.
@@ -429,7 +425,7 @@ impl Batcher {
                 .writes
                 .iter()
                 .zip(&outcome.writes)
-                .filter(|(_, outcome)| matches!(outcome, WriteOutcome::Written { .. }))
+                .filter(|(_, outcome)| **outcome == WriteOutcome::Written)
                 .map(|(write, _)| (write.row.id, write.row.version, write.notice.as_deref()));
             let claimed = batch
                 .claims
@@ -441,29 +437,26 @@ impl Batcher {
         };
         match self
             .store
-            .write_batch(&batch, GAMES_CHANNEL, announce)
+            .write_batch(&batch, GAMES_CHANNEL, &announce)
             .await
         {
             Ok(outcome) => {
-                if let Some(checkpointer) = &self.checkpointer {
-                    checkpointer.committed();
-                }
-                self.metrics
+                self.telemetry
                     .batch_committed(batch.writes.len(), started.elapsed(), outcome.path);
-                self.metrics
-                    .notifications_sent(u64::try_from(outcome.notices_sent).unwrap_or(u64::MAX));
+                self.telemetry.notices_sent(outcome.notices_sent);
                 replies.committed(outcome);
             }
-            Err(error) if batch.len() > 1 && !is_connection_failure(&error) => {
-                // One item broke the batch (a constraint, a corrupt row):
-                // commit each alone so the others are not refused for it.
+            // Unless the database is out of reach, one item may have broken
+            // the batch (a constraint, a corrupt row): commit each alone so
+            // the others are not refused for it.
+            Err(error) if batch.len() > 1 && !is_out_of_reach(&error) => {
                 tracing::warn!(%error, items = batch.len(), "a batch failed; writing its items one by one");
                 for pending in rejoin(batch, replies) {
                     Box::pin(self.commit(vec![pending])).await;
                 }
             }
             Err(error) => {
-                self.metrics.store_error(&error);
+                self.telemetry.store_error(&error);
                 tracing::error!(%error, items = batch.len(), "a batch could not be committed");
                 replies.failed(error);
             }
@@ -471,33 +464,36 @@ impl Batcher {
     }
 }
 
-/// Whether `error` broke an open connection (so the batch's statements,
-/// its `COMMIT` included, may have reached the database), as opposed to no
-/// connection to be had or the database refusing the batch (rolled back).
-fn is_broken_mid_write(error: &StoreError) -> bool {
+/// Whether `error` means the database is out of reach, so that writing the
+/// batch's items one by one would fail the same way, only slower.
+fn is_out_of_reach(error: &StoreError) -> bool {
     matches!(
-        error,
-        StoreError::Database(
-            sqlx::Error::Io(_)
-                | sqlx::Error::Tls(_)
-                | sqlx::Error::Protocol(_)
-                | sqlx::Error::WorkerCrashed
-        )
+        error.kind(),
+        StoreErrorKind::Unreachable | StoreErrorKind::InDoubt
     )
 }
 
-/// Whether `error` means the database is out of reach (so writing the
-/// batch's games one by one would fail the same way, only slower).
-fn is_connection_failure(error: &StoreError) -> bool {
-    matches!(
-        error,
-        StoreError::Database(
-            sqlx::Error::Io(_)
-                | sqlx::Error::PoolTimedOut
-                | sqlx::Error::PoolClosed
-                | sqlx::Error::Tls(_)
-                | sqlx::Error::Protocol(_)
-                | sqlx::Error::WorkerCrashed
-        )
+/// The error of a set-up item the writer could not take.
+fn writer_unavailable(why: &str) -> StoreError {
+    StoreError::new(
+        StoreErrorKind::Unavailable,
+        format!("the node's writer cannot take the write ({why})"),
     )
+}
+
+/// How many games the node hosts: the registry keeps it, the writer
+/// lingers by it.
+#[derive(Clone, Debug, Default)]
+pub struct LiveGames(Arc<AtomicUsize>);
+
+impl LiveGames {
+    /// The node now hosts `count` games.
+    pub fn set(&self, count: usize) {
+        self.0.store(count, Ordering::Relaxed);
+    }
+
+    /// How many games the node hosts.
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
 }

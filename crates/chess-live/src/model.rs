@@ -1,4 +1,7 @@
-//! Small vocabulary types of the server, stored as lowercase strings.
+//! The live games' small vocabulary: who a player is, how a game's seats
+//! are held, where it stands and which seats a connection holds. The first
+//! three are stored as lowercase strings ([`PlayerKind::as_str`] and
+//! `FromStr`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -107,41 +110,6 @@ impl Seat {
     }
 }
 
-/// The colour a player asks for when creating a game or seek.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ColorChoice {
-    White,
-    Black,
-    Random,
-}
-string_enum!(ColorChoice { White => "white", Black => "black", Random => "random" });
-
-impl ColorChoice {
-    /// The colour this choice gives, drawing one for `Random`.
-    pub fn resolve(self) -> Color {
-        match self {
-            ColorChoice::White => Color::White,
-            ColorChoice::Black => Color::Black,
-            ColorChoice::Random => {
-                if rand::random::<bool>() {
-                    Color::White
-                } else {
-                    Color::Black
-                }
-            }
-        }
-    }
-
-    /// Whether a seek with this choice and one with `other` can be paired.
-    pub const fn compatible(self, other: ColorChoice) -> bool {
-        !matches!(
-            (self, other),
-            (ColorChoice::White, ColorChoice::White) | (ColorChoice::Black, ColorChoice::Black)
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,13 +123,6 @@ mod tests {
             assert_eq!(status.as_str().parse::<GameStage>(), Ok(status));
         }
         assert!("Online".parse::<GameMode>().is_err());
-    }
-
-    #[test]
-    fn same_fixed_colour_seeks_do_not_pair() {
-        assert!(!ColorChoice::White.compatible(ColorChoice::White));
-        assert!(ColorChoice::White.compatible(ColorChoice::Black));
-        assert!(ColorChoice::Random.compatible(ColorChoice::White));
     }
 
     #[test]

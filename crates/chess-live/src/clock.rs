@@ -1,5 +1,6 @@
 //! The server's time: Unix milliseconds, the scale every game command gets
 //! (so deadlines survive a restart) and every stored time is kept in.
+//! Stores bind [`UnixMs::to_stored`] and read back with [`UnixMs::from_stored`].
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -56,33 +57,6 @@ impl UnixMs {
 impl std::fmt::Display for UnixMs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.0)
-    }
-}
-
-/// Bound as the `bigint` milliseconds of [`UnixMs::to_stored`] (rows are
-/// read as `i64` and turned back with [`UnixMs::from_stored`]).
-impl<DB: sqlx::Database> sqlx::Type<DB> for UnixMs
-where
-    i64: sqlx::Type<DB>,
-{
-    fn type_info() -> DB::TypeInfo {
-        <i64 as sqlx::Type<DB>>::type_info()
-    }
-
-    fn compatible(ty: &DB::TypeInfo) -> bool {
-        <i64 as sqlx::Type<DB>>::compatible(ty)
-    }
-}
-
-impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for UnixMs
-where
-    i64: sqlx::Encode<'q, DB>,
-{
-    fn encode_by_ref(
-        &self,
-        buf: &mut <DB as sqlx::Database>::ArgumentBuffer,
-    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
-        self.to_stored().encode_by_ref(buf)
     }
 }
 

@@ -1,51 +1,40 @@
-//! Live play across nodes on Postgres itself: `LISTEN/NOTIFY`.
+//! What nodes sharing one database tell each other of live games: the
+//! format of change and presence notices (the server's listener carries
+//! them, on Postgres with `LISTEN/NOTIFY`).
 //!
 //! Every batch the writer commits carries a notice naming the games it
-//! changed and their new versions (`NOTIFY` is transactional: the notice goes
+//! changed and their new versions, sent in the batch's transaction: it goes
 //! out exactly when the batch commits, and names only the changes that
-//! landed). Each node listens; for a game it hosts and did not change
-//! itself, its owner follows the change and replays its events to its
-//! sockets, in order. A game's change usually travels whole in the notice
-//! (its new state, moves and events, about a kilobyte), so the owner follows
-//! it without reading the store; when it does not (a seat taken, moves taken
-//! back, a rematch), or the owner does not hold the version it was made
-//! over, the owner rereads the row. A notice's payload stays under
-//! Postgres's 8,000-byte limit by splitting a large batch over several
-//! notices.
+//! landed. A node hosting a game it did not change follows the change and
+//! replays its events to its connections, in order. A change usually
+//! travels whole in the notice (its new state, moves and events, about a
+//! kilobyte), so the owner follows it without reading the store; when it
+//! does not (a seat taken, moves taken back, a rematch, a change too big),
+//! or the owner does not hold the version it was made over, the owner
+//! rereads the row. A payload stays under Postgres's 8,000-byte limit by
+//! splitting a large batch over several notices.
 //!
-//! A dropped listener connection may have lost notices: after reconnecting,
-//! every hosted game rereads its row, so no socket misses a change.
+//! Presence notices say which colours of a game have a connection on a
+//! node, so every node knows whether a player is connected anywhere.
 
 use std::borrow::Cow;
-use std::sync::Arc;
-use std::time::Duration;
 
 use chess_game::Event;
 use chess_rules::ByColor;
 use serde::{Deserialize, Serialize};
-use sqlx::postgres::{PgListener, PgPool};
-use tokio::sync::watch;
 use uuid::Uuid;
 
-use super::hub::Hub;
-use super::model::GameStage;
 use crate::clock::UnixMs;
-use crate::store::MoveRow;
+use crate::model::GameStage;
+use crate::rows::MoveRow;
 
 /// The channel of game changes.
 pub const GAMES_CHANNEL: &str = "chess_games";
-/// The channel of lobby changes.
-pub const LOBBY_CHANNEL: &str = "chess_lobby";
-/// The channel of the lichess-compatible API's challenges and games
-/// (`lichess::notices`).
-pub const API_CHANNEL: &str = "chess_api";
 /// The channel of players' presence: which colours of a game have a socket
 /// or an API stream open on a node.
 pub const PRESENCE_CHANNEL: &str = "chess_presence";
 /// Largest payload written (Postgres refuses 8,000 bytes and more).
 const MAX_PAYLOAD: usize = 7_900;
-/// Wait before reconnecting a failed listener.
-const RECONNECT_AFTER: Duration = Duration::from_millis(500);
 
 /// Changed games as one node announced them: the payload of a notice on
 /// [`GAMES_CHANNEL`], `{"node":…,"games":[…]}`.
@@ -148,7 +137,7 @@ pub fn game_notices<'a>(
 
 /// How every game notice of `node` begins: a node skips its own notices
 /// without parsing them (they are most of what it hears).
-fn notice_prefix(node: Uuid) -> String {
+pub fn notice_prefix(node: Uuid) -> String {
     format!("{{\"node\":\"{node}\",\"games\":[")
 }
 
@@ -280,86 +269,6 @@ impl PresenceOutbox {
     }
 }
 
-/// Listens for other nodes' changes until shutdown, reconnecting after a
-/// dropped connection and then asking every hosted game to catch up.
-pub async fn listen(pool: PgPool, hub: Arc<Hub>, mut shutdown: watch::Receiver<bool>) {
-    let node = hub.node_id();
-    let own_notices = notice_prefix(node);
-    loop {
-        let mut listener = match connect(&pool).await {
-            Ok(listener) => listener,
-            Err(error) => {
-                tracing::warn!(%error, "the change listener cannot connect; retrying");
-                tokio::select! {
-                    () = tokio::time::sleep(RECONNECT_AFTER) => continue,
-                    _ = shutdown.changed() => return,
-                }
-            }
-        };
-        // Whatever changed while no one listened: catch up from the store,
-        // and ask again who is connected where.
-        hub.catch_up_all();
-        hub.resync_presence_all();
-        loop {
-            let received = tokio::select! {
-                received = listener.try_recv() => received,
-                _ = shutdown.changed() => return,
-            };
-            match received {
-                Ok(Some(notification)) => match notification.channel() {
-                    GAMES_CHANNEL if notification.payload().starts_with(&own_notices) => {}
-                    GAMES_CHANNEL => match parse_game_notice(notification.payload()) {
-                        Some(notice) if notice.node != node => {
-                            hub.metrics().notification_received();
-                            for game in notice.games {
-                                hub.changed_elsewhere(game);
-                            }
-                        }
-                        Some(_) => {}
-                        None => tracing::warn!(
-                            payload = notification.payload(),
-                            "an unreadable game notice"
-                        ),
-                    },
-                    LOBBY_CHANNEL => hub.lobby_changed_elsewhere(notification.payload()),
-                    API_CHANNEL => hub.api_changed_elsewhere(notification.payload()),
-                    PRESENCE_CHANNEL => match PresenceNotice::parse(notification.payload()) {
-                        Some(notice) if notice.node != node => hub.presence_elsewhere(notice),
-                        Some(_) => {}
-                        None => tracing::warn!(
-                            payload = notification.payload(),
-                            "an unreadable presence notice"
-                        ),
-                    },
-                    _ => {}
-                },
-                // The connection dropped; notices may be lost.
-                Ok(None) => {
-                    tracing::warn!("the change listener lost its connection; catching up");
-                    hub.catch_up_all();
-                    hub.resync_presence_all();
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the change listener failed; reconnecting");
-                    break;
-                }
-            }
-        }
-        tokio::select! {
-            () = tokio::time::sleep(RECONNECT_AFTER) => {}
-            _ = shutdown.changed() => return,
-        }
-    }
-}
-
-async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
-    let mut listener = PgListener::connect_with(pool).await?;
-    listener
-        .listen_all([GAMES_CHANNEL, LOBBY_CHANNEL, API_CHANNEL, PRESENCE_CHANNEL])
-        .await?;
-    Ok(listener)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,7 +276,7 @@ mod tests {
     use chess_game::{Game, GameSettings, GameSpec};
     use chess_rules::Color;
 
-    use crate::games::stored;
+    use crate::stored;
 
     /// A real change: 1. e4 in a blitz game, as the owner announces it.
     fn a_move(from_version: i64) -> (GameChange<'static>, Uuid) {

@@ -5,17 +5,74 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use chess_game::{GameSpec, TimeControl};
+use chess_live::time_control;
+use chess_live::view::PlayerView;
+use chess_live::{GameMode, NewGame, PlayerRow, Registry, UnixMs, now_ms};
 use chess_rules::Color;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
-use crate::clock::{UnixMs, now_ms};
-use crate::games::model::{ColorChoice, GameMode};
-use crate::games::{Hub, NewGame};
-use crate::http::time_control;
-use crate::store::{PlayerRow, SeekRow, StoreError};
-use crate::ws::protocol::PlayerView;
+use crate::cluster::{LOBBY_CHANNEL, NodeNotices};
+use crate::store::{SeekRow, Store, StoreError};
+
+/// The colour a player asks for when creating a game or seek.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    White,
+    Black,
+    Random,
+}
+
+impl ColorChoice {
+    /// The stored and wire form.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ColorChoice::White => "white",
+            ColorChoice::Black => "black",
+            ColorChoice::Random => "random",
+        }
+    }
+}
+
+impl std::str::FromStr for ColorChoice {
+    type Err = chess_live::model::UnknownValue;
+
+    fn from_str(text: &str) -> Result<ColorChoice, Self::Err> {
+        match text {
+            "white" => Ok(ColorChoice::White),
+            "black" => Ok(ColorChoice::Black),
+            "random" => Ok(ColorChoice::Random),
+            _ => Err(chess_live::model::UnknownValue(text.to_owned())),
+        }
+    }
+}
+
+impl ColorChoice {
+    /// The colour this choice gives, drawing one for `Random`.
+    pub fn resolve(self) -> Color {
+        match self {
+            ColorChoice::White => Color::White,
+            ColorChoice::Black => Color::Black,
+            ColorChoice::Random => {
+                if rand::random::<bool>() {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+        }
+    }
+
+    /// Whether a seek with this choice and one with `other` can be paired.
+    pub const fn compatible(self, other: ColorChoice) -> bool {
+        !matches!(
+            (self, other),
+            (ColorChoice::White, ColorChoice::White) | (ColorChoice::Black, ColorChoice::Black)
+        )
+    }
+}
 
 /// A seek as the API shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -155,12 +212,16 @@ pub enum SeekError {
     NotYours,
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Starting the game failed.
+    #[error(transparent)]
+    Game(#[from] chess_live::StoreError),
 }
 
 /// The lobby of this node.
 #[derive(Debug)]
 pub struct Lobby {
-    hub: Arc<Hub>,
+    registry: Arc<Registry>,
+    store: Store,
     events: broadcast::Sender<LobbyEvent>,
     /// Pairing reads then writes: one at a time on this node (the database's
     /// delete-once still decides between nodes).
@@ -173,10 +234,10 @@ pub struct Lobby {
 impl Lobby {
     /// Relays the lobby changes other nodes announce to this node's lobby
     /// sockets, until shutdown.
-    pub fn start(self: &Arc<Self>) {
+    pub fn start(self: &Arc<Self>, notices: &NodeNotices) {
         let lobby = Arc::clone(self);
-        let mut notices = self.hub.lobby_notices();
-        let mut shutdown = self.hub.shutdown_signal();
+        let mut notices = notices.lobby();
+        let mut shutdown = self.registry.shutdown_signal();
         tokio::spawn(async move {
             loop {
                 let payload = tokio::select! {
@@ -188,7 +249,7 @@ impl Lobby {
                     _ = shutdown.changed() => return,
                 };
                 match serde_json::from_str::<NodeNotice>(&payload) {
-                    Ok(notice) if notice.node != lobby.hub.node_id() => {
+                    Ok(notice) if notice.node != lobby.registry.node_id() => {
                         lobby.relay(notice.notice).await;
                     }
                     Ok(_) => {}
@@ -248,25 +309,22 @@ impl Lobby {
         };
         let _ = self.events.send(event);
         let payload = NodeNotice {
-            node: self.hub.node_id(),
+            node: self.registry.node_id(),
             notice,
         };
         let payload = serde_json::to_string(&payload).unwrap_or_default();
-        if let Err(error) = self
-            .hub
-            .store()
-            .notify(crate::games::notify::LOBBY_CHANNEL, &payload)
-            .await
-        {
+        if let Err(error) = self.store.notify(LOBBY_CHANNEL, &payload).await {
             tracing::warn!(%error, "telling other nodes of a lobby change failed");
         }
     }
 
-    /// An empty lobby over the hub's store (open seeks live in the database).
-    pub fn new(hub: Arc<Hub>) -> Lobby {
+    /// An empty lobby over `store` (open seeks live in the database),
+    /// starting its games in `registry`.
+    pub fn new(registry: Arc<Registry>, store: Store) -> Lobby {
         let (events, _) = broadcast::channel(256);
         Lobby {
-            hub,
+            registry,
+            store,
             events,
             pairing: Mutex::new(()),
             watchers: std::sync::Mutex::new(HashMap::new()),
@@ -279,10 +337,10 @@ impl Lobby {
     }
 
     async fn open_seeks(&self) -> Result<Vec<OpenSeek>, StoreError> {
-        let rows = self.hub.store().seeks().await?;
+        let rows = self.store.seeks().await?;
         let mut seeks = Vec::with_capacity(rows.len());
         for row in rows {
-            if let Some(player) = self.hub.store().player(row.player_id).await? {
+            if let Some(player) = self.store.player(row.player_id).await? {
                 seeks.push(OpenSeek { row, player });
             }
         }
@@ -347,7 +405,7 @@ impl Lobby {
             color: color.as_str().to_owned(),
             created_at: now_ms(),
         };
-        self.hub.store().insert_seek(&row).await?;
+        self.store.insert_seek(&row).await?;
         let seek = OpenSeek { row, player };
         let view = seek.view(Some(seek.player.id));
         self.publish(LobbyEvent::Added(seek)).await;
@@ -378,7 +436,7 @@ impl Lobby {
         joiner: PlayerRow,
         joiner_wants: ColorChoice,
     ) -> Result<Uuid, SeekError> {
-        if !self.hub.store().delete_seek(seek.row.id).await? {
+        if !self.store.delete_seek(seek.row.id).await? {
             return Err(SeekError::NotFound);
         }
         let creator_wants: ColorChoice = seek.row.color.parse().unwrap_or(ColorChoice::Random);
@@ -399,7 +457,7 @@ impl Lobby {
             Color::Black => (joiner, seek.player.clone()),
         };
         let live = self
-            .hub
+            .registry
             .create(NewGame {
                 mode: GameMode::Online,
                 spec: GameSpec::standard(tc),
@@ -411,11 +469,11 @@ impl Lobby {
         self.publish(LobbyEvent::Removed(seek.row.id)).await;
         self.publish(LobbyEvent::Started {
             seek_id: Some(seek.row.id),
-            game_id: live.id,
+            game_id: live.id(),
             owner: seek.player.id,
         })
         .await;
-        Ok(live.id)
+        Ok(live.id())
     }
 
     /// Someone took the empty seat of `creator`'s challenge link: the creator's
@@ -436,7 +494,7 @@ impl Lobby {
     /// [`SeekError::NotFound`], [`SeekError::NotYours`] or a storage failure.
     pub async fn cancel(&self, player: Uuid, id: Uuid) -> Result<(), SeekError> {
         let _pairing = self.pairing.lock().await;
-        let seeks = self.hub.store().seeks().await?;
+        let seeks = self.store.seeks().await?;
         let seek = seeks
             .iter()
             .find(|seek| seek.id == id)
@@ -444,7 +502,7 @@ impl Lobby {
         if seek.player_id != player {
             return Err(SeekError::NotYours);
         }
-        if !self.hub.store().delete_seek(id).await? {
+        if !self.store.delete_seek(id).await? {
             return Err(SeekError::NotFound);
         }
         self.publish(LobbyEvent::Removed(id)).await;
@@ -459,7 +517,7 @@ impl Lobby {
 
     /// Ends with the server's shutdown.
     pub fn shutdown_signal(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.hub.shutdown_signal()
+        self.registry.shutdown_signal()
     }
 
     /// Counts a lobby socket `player` opened.
@@ -489,15 +547,35 @@ impl Lobby {
     /// Cancels `player`'s seeks that have a clock (correspondence seeks stay).
     async fn cancel_real_time_seeks(&self, player: Uuid) -> Result<(), StoreError> {
         let _pairing = self.pairing.lock().await;
-        for seek in self.hub.store().seeks().await? {
+        for seek in self.store.seeks().await? {
             let correspondence = seek.time_control_key == TimeControl::Correspondence.to_string();
             if seek.player_id == player
                 && !correspondence
-                && self.hub.store().delete_seek(seek.id).await?
+                && self.store.delete_seek(seek.id).await?
             {
                 self.publish(LobbyEvent::Removed(seek.id)).await;
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_fixed_colour_seeks_do_not_pair() {
+        assert!(!ColorChoice::White.compatible(ColorChoice::White));
+        assert!(ColorChoice::White.compatible(ColorChoice::Black));
+        assert!(ColorChoice::Random.compatible(ColorChoice::White));
+    }
+
+    #[test]
+    fn colour_choices_round_trip_through_their_stored_form() {
+        for choice in [ColorChoice::White, ColorChoice::Black, ColorChoice::Random] {
+            assert_eq!(choice.as_str().parse::<ColorChoice>(), Ok(choice));
+        }
+        assert!("White".parse::<ColorChoice>().is_err());
     }
 }

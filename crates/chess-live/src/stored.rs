@@ -5,7 +5,8 @@ use chess_game::{Game, GameSettings, GameSpec, SavedGame, SavedMove, SavedState}
 use serde::{Deserialize, Serialize};
 
 use crate::clock::UnixMs;
-use crate::store::{MoveRow, StoreError};
+use crate::rows::MoveRow;
+use crate::store::StoreError;
 
 /// Everything of a [`SavedGame`] except its moves: the `games.state` column.
 #[derive(Debug, Serialize, Deserialize)]
@@ -57,7 +58,7 @@ pub fn move_row(game: &Game, ply: usize) -> Option<MoveRow> {
 /// Rebuilds a game from its `games.state` JSON and its moves.
 ///
 /// # Errors
-/// [`StoreError::Corrupt`] when the JSON does not parse or the game crate
+/// A corrupt [`StoreError`] when the JSON does not parse or the game crate
 /// refuses the record.
 pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
     let stored = parse_state(state)?;
@@ -68,11 +69,11 @@ pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
         moves: parse_moves(moves)?,
         state: stored.state,
     })
-    .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
+    .map_err(|e| StoreError::corrupt(format!("game record: {e}")))
 }
 
 fn parse_state(state: &str) -> Result<StoredState, StoreError> {
-    serde_json::from_str(state).map_err(|e| StoreError::Corrupt(format!("game state: {e}")))
+    serde_json::from_str(state).map_err(|e| StoreError::corrupt(format!("game state: {e}")))
 }
 
 fn parse_moves(moves: &[MoveRow]) -> Result<Vec<SavedMove>, StoreError> {
@@ -80,19 +81,19 @@ fn parse_moves(moves: &[MoveRow]) -> Result<Vec<SavedMove>, StoreError> {
         .iter()
         .map(|row| serde_json::from_str::<SavedMove>(&row.record))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| StoreError::Corrupt(format!("saved move: {e}")))
+        .map_err(|e| StoreError::corrupt(format!("saved move: {e}")))
 }
 
 /// Brings `game` up to its stored `state` JSON, given the moves played since
 /// it was read (`moves`, in ply order, continuing its moves).
 ///
 /// # Errors
-/// [`StoreError::Corrupt`] when the JSON does not parse or the moves do not
+/// A corrupt [`StoreError`] when the JSON does not parse or the moves do not
 /// continue the game; `game` is then unchanged.
 pub fn advance(game: &mut Game, state: &str, moves: &[MoveRow]) -> Result<(), StoreError> {
     let stored = parse_state(state)?;
     game.advance(stored.state, parse_moves(moves)?)
-        .map_err(|e| StoreError::Corrupt(format!("game record: {e}")))
+        .map_err(|e| StoreError::corrupt(format!("game record: {e}")))
 }
 
 /// Whether the stored move `row` is `held`, exactly.

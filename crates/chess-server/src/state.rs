@@ -1,0 +1,45 @@
+//! What every handler can reach: the node's services, built once at start
+//! (`crate::startup`) and cloned into each request.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use chess_live::Registry;
+
+use crate::auth::identity::GuestTokens;
+use crate::auth::rate_limit::{AddressKey, RateLimiter};
+use crate::auth::routes::Accounts;
+use crate::http::security::AllowedOrigins;
+use crate::lichess::streams::Lichess;
+use crate::lobby::Lobby;
+use crate::metrics::Metrics;
+use crate::overload::Admission;
+use crate::store::Store;
+use crate::ws::SocketLimits;
+
+/// What every handler can reach.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub store: Store,
+    /// Account endpoints and sessions.
+    pub accounts: Accounts,
+    /// Games (seeks, challenges, local and computer games) one player may
+    /// create per minute.
+    pub game_limits: Arc<RateLimiter<uuid::Uuid>>,
+    /// The live games this node hosts.
+    pub registry: Arc<Registry>,
+    pub lobby: Arc<Lobby>,
+    pub tokens: GuestTokens,
+    /// Origins whose pages may open sockets and change state.
+    pub allowed_origins: AllowedOrigins,
+    /// Guests one address may create (first visits without a cookie).
+    pub new_guest_limits: Arc<RateLimiter<AddressKey>>,
+    pub socket_limits: SocketLimits,
+    /// A folder to serve the web client from instead of the built-in copy.
+    pub web_dir: Option<Arc<Path>>,
+    pub metrics: Metrics,
+    /// The lichess-compatible API's challenges and event streams.
+    pub lichess: Arc<Lichess>,
+    /// The node's limits on open sockets and creations in flight.
+    pub admission: Admission,
+}
