@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The project's one test command (the README shows it and .ci/run calls it).
 #
-# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), the web
-# client's unit and browser tests, and the lichess API driven by the berserk client (PyPI). It
-# installs and starts what the tests need, so it passes on a fresh machine: PostgreSQL is started
-# when down, npm packages and Debian's chromium are installed by web/run-tests.sh when missing,
-# berserk into a venv by scripts/lichess-e2e/run.sh.
+# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), the alert rules
+# (promtool), the web client's unit and browser tests, and the lichess API driven by the berserk
+# client (PyPI). It installs and starts what the tests need, so it passes on a fresh machine:
+# PostgreSQL is started when down, promtool is taken from Debian's prometheus package by
+# scripts/check-alerts.sh, npm packages and Debian's chromium are installed by web/run-tests.sh
+# when missing, berserk into a venv by scripts/lichess-e2e/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test (all crates; the server's tests on SQLite and PostgreSQL)"
 cargo test --workspace
+
+step "alert rules: promtool check rules and promtool test rules"
+scripts/check-alerts.sh
 
 step "web client: unit and browser tests"
 # `cargo test` has just built the server binary; the browser tests use it rather than
