@@ -24,7 +24,6 @@ if [ -z "$promtool" ]; then
   if [ ! -x "$promtool" ]; then
     step "promtool from Debian's prometheus package"
     download=$(mktemp -d)
-    chmod 755 "$download" # apt-get download fetches as the _apt user when it can
     trap 'rm -rf "$download"' EXIT
     if ! as_root apt-get update -qq ||
       ! (cd "$download" && apt-get download prometheus >/dev/null) ||
