@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The project's one test command (the README shows it and .ci/run calls it).
 #
-# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), the web
-# client's unit and browser tests, and the lichess API driven by the berserk client (PyPI). It
-# installs and starts what the tests need, so it passes on a fresh machine: PostgreSQL is started
-# when down, npm packages and Debian's chromium are installed by web/run-tests.sh when missing,
-# berserk into a venv by scripts/lichess-e2e/run.sh.
+# Formatting, lints, every Rust test (the server's on both SQLite and PostgreSQL), the alert rules
+# (promtool), the backups and restores of docs/operations.md run as written, the web client's unit
+# and browser tests, and the lichess API driven by the berserk client (PyPI). It installs and
+# starts what the tests need, so it passes on a fresh machine: PostgreSQL is started when down,
+# promtool is taken from Debian's prometheus package by scripts/check-alerts.sh and sqlite3
+# installed by scripts/check-operations.sh when missing, npm packages and Debian's chromium are
+# installed by web/run-tests.sh, berserk into a venv by scripts/lichess-e2e/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,11 +27,18 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test (all crates; the server's tests on SQLite and PostgreSQL)"
 cargo test --workspace
 
-step "web client: unit and browser tests"
-# `cargo test` has just built the server binary; the browser tests use it rather than
+step "alert rules: promtool check rules and promtool test rules"
+scripts/check-alerts.sh
+
+# `cargo test` has just built the server binary; the steps below use it rather than
 # rebuilding it with a different feature set (dev-dependencies unify features in test builds).
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 export CHESS_SERVER_BIN="${CHESS_SERVER_BIN:-$target_dir/debug/chess-server}"
+
+step "docs/operations.md: the backups and restores, run as written"
+scripts/check-operations.sh
+
+step "web client: unit and browser tests"
 web/run-tests.sh
 
 step "lichess API end to end with the real berserk client (venv made when missing)"
