@@ -40,7 +40,7 @@ use clap::Parser;
 
 /// The same allocator as the server binary: the tool shares the machine
 /// with the server it measures, and glibc's allocator cost it a few more
-/// microseconds of CPU per move (docs/performance.md, "Fourteenth pass").
+/// microseconds of CPU per move.
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -10,8 +10,9 @@ use clap::Parser;
 /// dozens of small buffers across the runtime's threads (messages, rows,
 /// events), and glibc's allocator took about a tenth of the machine in the
 /// flat-out rows; with jemalloc the server spends 10-20% less CPU per move
-/// and gives memory back when games end (docs/performance.md, "Fourteenth
-/// pass"). The library, its tests and tools keep the system allocator.
+/// and gives memory back when games end (measured pairs at 1,000 games:
+/// 136–144 against 153–181 µs of server CPU per move). The library, its
+/// tests and tools keep the system allocator.
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

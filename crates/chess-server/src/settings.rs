@@ -133,7 +133,8 @@ pub struct Settings {
     /// Microseconds the node's writer may wait for more changes when a
     /// batch is small and many games are live, so that one commit (and its
     /// log sync) serves more moves; 0 commits every batch at once. At most
-    /// 100,000. See docs/performance.md, "Thirteenth pass".
+    /// 100,000. Players thinking between moves then cost the database fewer,
+    /// larger commits for a little latency on the first move of a batch.
     #[arg(long, env = "COMMIT_LINGER_US", default_value_t = 1_000,
           value_parser = clap::value_parser!(u64).range(0..=100_000))]
     pub commit_linger_us: u64,

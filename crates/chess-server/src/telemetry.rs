@@ -26,9 +26,9 @@ pub enum LogFormat {
 /// worker never waits on the log's file or pipe: every request and socket
 /// logs a line, and writing each one there was a system call into the file
 /// system on the worker's time, about 3% of the machine at 200 new games a
-/// second (docs/performance.md, "Fourteenth pass"). A log that cannot keep
-/// up (128,000 lines queued) loses lines rather than slow the server, and
-/// one that cannot be written at all (its disk is full) loses them too: the
+/// second. A log that cannot keep up (128,000 lines queued) loses lines
+/// rather than slow the server, and one that cannot be written at all (its
+/// disk is full) loses them too: the
 /// server serves without its log. The last lines queued before a `kill -9`
 /// are lost with the process.
 ///
