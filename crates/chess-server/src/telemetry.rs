@@ -28,9 +28,8 @@ pub enum LogFormat {
 /// system on the worker's time, about 3% of the machine at 200 new games a
 /// second. A log that cannot keep up (128,000 lines queued) loses lines
 /// rather than slow the server, and one that cannot be written at all (its
-/// disk is full) loses them too: the
-/// server serves without its log. The last lines queued before a `kill -9`
-/// are lost with the process.
+/// disk is full) loses them too: the server serves without its log. The
+/// last lines queued before a `kill -9` are lost with the process.
 ///
 /// Calling it twice is harmless: the second call keeps the first subscriber
 /// (and returns `None`).
