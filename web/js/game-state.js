@@ -73,16 +73,23 @@ export function applyServerMessage(game, msg) {
       } else if (ev.kind === "rematch_started") {
         next.rematch_game_id = ev.game_id;
       }
-      // A premove is private and not versioned; the server clears it when played.
+      // The server clears a premove when it is played (a `premove` message
+      // follows); a game that ended has none.
       if (next.status !== "playing") next.premove = null;
       return { game: next, effects };
     }
-    case "premove":
+    case "premove": {
       if (!game) return { game, effects: [] };
+      // Versioned like events: one older than the game shown is a replay of
+      // what the page already has (a played premove shares its move's
+      // version, so equal is new).
+      const version = typeof msg.version === "number" ? msg.version : game.version;
+      if (version < game.version) return { game, effects: [] };
       return {
-        game: { ...game, premove: msg.premove },
+        game: { ...game, version, premove: msg.premove },
         effects: [{ kind: "premove", reason: msg.reason }],
       };
+    }
     case "ack":
       return { game, effects: [{ kind: "ack", ply: msg.ply }] };
     case "redirect":

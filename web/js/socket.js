@@ -119,6 +119,13 @@ export class ReconnectingSocket {
         if (this.lastVersion === null || typeof msg.version !== "number" || msg.version <= this.lastVersion) return [];
         this.lastVersion = msg.version;
         return msg.event?.kind === "move" ? this.#settleMovesBelow(msg.event.ply + 1) : [];
+      case "premove":
+        // A private change has its version too: resuming after it must not
+        // replay it (an old "set" would show a premove the server dropped).
+        if (this.lastVersion !== null && typeof msg.version === "number" && msg.version > this.lastVersion) {
+          this.lastVersion = msg.version;
+        }
+        return [];
       case "ack": {
         const pending = this.pendingMoves.get(msg.ply);
         if (pending) pending.acknowledged = true;

@@ -74,6 +74,20 @@ test("takeback, offers and the end are applied from events", () => {
   assert.equal(resultText(game.result), "Draw by agreement");
 });
 
+test("a premove message older than the game shown is a replay and changes nothing", () => {
+  const { game } = applyServerMessage(null, stateMsg({ version: 10, premove: null }));
+  const replayed = applyServerMessage(game, { type: "premove", version: 9, premove: { uci: "g8f6" }, reason: "set" });
+  assert.equal(replayed.game.premove, null);
+  assert.deepEqual(replayed.effects, []);
+  // A played premove comes with its move's version: equal is news.
+  const set = applyServerMessage(game, { type: "premove", version: 11, premove: { uci: "g8f6" }, reason: "set" });
+  assert.deepEqual(set.game.premove, { uci: "g8f6" });
+  assert.equal(set.game.version, 11);
+  const played = applyServerMessage(set.game, { type: "premove", version: 11, premove: null, reason: "played" });
+  assert.equal(played.game.premove, null);
+  assert.deepEqual(played.effects, [{ kind: "premove", reason: "played" }]);
+});
+
 test("private premove messages and redirects become effects", () => {
   const { game } = applyServerMessage(null, stateMsg());
   const set = applyServerMessage(game, { type: "premove", premove: { uci: "g8f6" }, reason: "set" });

@@ -250,3 +250,17 @@ test("without a silence limit a quiet connection stays", () => {
   net.sockets[0].serverOpen();
   assert.equal(net.timers.length, 0);
 });
+
+test("a premove message's version is resumed from, so it is not replayed", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].serverSend({ type: "premove", version: 3, premove: { uci: "g8f6" }, reason: "set" }); // before any state
+  assert.equal(s.lastVersion, null);
+  net.sockets[0].serverSend({ type: "state", version: 8, moves: [] });
+  net.sockets[0].serverSend({ type: "premove", version: 9, premove: { uci: "g8f6" }, reason: "set" });
+  net.sockets[0].serverSend({ type: "premove", version: 6, premove: null, reason: "cancelled" }); // older: no step back
+  assert.equal(s.lastVersion, 9);
+  assert.deepEqual(reconnect(net).sent[0], { type: "hello", version: 9 });
+});

@@ -175,8 +175,6 @@ impl Game {
         }
         let contradiction = if state.remaining_ms.is_some() != real_time {
             Some("clocks do not match the time control")
-        } else if state.premoves.get(self.record.position().turn()).is_some() {
-            Some("a premove is stored for the side to move")
         } else {
             None
         };
@@ -442,6 +440,38 @@ impl Game {
         for_ply: Option<u32>,
         now_ms: u64,
     ) -> Result<Vec<Event>, GameError> {
+        let mut events = self.play_only(color, uci, for_ply, now_ms)?;
+        let now = self.clamp(now_ms);
+        self.try_premove(now, &mut events);
+        Ok(events)
+    }
+
+    /// [`Game::play`], except that the opponent's premove, if any, is not
+    /// played: it stays stored, due, until [`Game::play_premove`] plays it
+    /// (or the opponent moves by hand, cancels it or disconnects). A server
+    /// defers a premove this way to the server holding the connection that
+    /// set it, so that only a connected player's premove is ever played.
+    ///
+    /// # Errors
+    /// As [`Game::play`].
+    pub fn play_leaving_premove(
+        &mut self,
+        color: Color,
+        uci: UciMove,
+        for_ply: Option<u32>,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
+        self.play_only(color, uci, for_ply, now_ms)
+    }
+
+    /// The move of [`Game::play`] and nothing after it.
+    fn play_only(
+        &mut self,
+        color: Color,
+        uci: UciMove,
+        for_ply: Option<u32>,
+        now_ms: u64,
+    ) -> Result<Vec<Event>, GameError> {
         let now = self.clamp(now_ms);
         let mut events = Vec::new();
         if self.settle(now, &mut events)? {
@@ -459,9 +489,34 @@ impl Game {
         let mv = uci
             .to_move(self.position())
             .map_err(|_| GameError::IllegalMove(uci.to_string()))?;
+        // A premove left due for this turn is replaced by the move itself.
+        if self.premove(color).is_some() {
+            self.clear_premove(color, PremoveCancelReason::Cancelled, now, &mut events);
+        }
         self.apply_move(color, mv, None, now, &mut events);
-        self.try_premove(now, &mut events);
         Ok(events)
+    }
+
+    /// Plays the premove the side to move has stored, left due by
+    /// [`Game::play_leaving_premove`]: or drops it if it is not legal in the
+    /// position. Its player is charged the premove's charge, or the time
+    /// since their turn began if that is longer (the premove waited for the
+    /// server, not for them); a clock that ran out meanwhile ends the game
+    /// instead. No events when no premove is due or the game is over.
+    pub fn play_premove(&mut self, now_ms: u64) -> Vec<Event> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if self.is_over() || self.settle(now, &mut events).unwrap_or(true) {
+            return events;
+        }
+        let started = self.saved.state.turn_started_at_ms;
+        let turn = self.turn();
+        let Some(premove) = self.saved.state.premoves.get_mut(turn) else {
+            return events;
+        };
+        premove.charge_ms = premove.charge_ms.max(now.saturating_sub(started));
+        self.try_premove(now, &mut events);
+        events
     }
 
     /// [`Game::play`] with the move as UCI text.

@@ -51,7 +51,9 @@
 //!   the current position. An open draw offer, from either side, does not
 //!   change that: the side that flagged loses.
 //! - A premove, when played, costs its player the round trip the server
-//!   measured for them.
+//!   measured for them. One left due ([`Game::play_leaving_premove`]) and
+//!   played later ([`Game::play_premove`]) costs the time since their turn
+//!   began when that is longer; a move made by hand replaces it.
 //! - If a side has not made its first move within the first-move deadline
 //!   (from creation for the first mover, from the first move for the
 //!   second), the game is aborted.

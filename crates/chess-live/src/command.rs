@@ -6,9 +6,27 @@
 //! straight into commands (they share their `type` names,
 //! `docs/protocol.md`); other edges (the lichess API) build them.
 
+use std::num::NonZeroU64;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use chess_game::GameError;
 use chess_rules::UciMove;
 use serde::Deserialize;
+
+/// One connection to a game on this node (a socket, an API stream): unique
+/// among this process's connections. A premove belongs to the connection
+/// that set it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConnectionId(NonZeroU64);
+
+impl ConnectionId {
+    /// A connection id never handed out before in this process.
+    pub fn next() -> ConnectionId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        ConnectionId(NonZeroU64::new(id).unwrap_or(NonZeroU64::MIN))
+    }
+}
 
 /// A player's intent in a game, parsed (a move is a [`UciMove`] from here on).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -32,7 +50,12 @@ pub enum Command {
         /// the connection measured. Set by the server, never read from the
         /// client.
         #[serde(skip)]
-        charge_ms: u64,
+        charge_ms: u32,
+        /// The connection that sets it, which the premove then belongs to:
+        /// it is played only while that connection is attached to the game,
+        /// by the node it is attached to. Set by the server.
+        #[serde(skip)]
+        connection: Option<ConnectionId>,
     },
     CancelPremove,
     Resign,

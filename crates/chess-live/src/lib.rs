@@ -42,6 +42,7 @@
 //! registry.start().await?;
 //! let game = registry
 //!     .create(NewGame {
+//!         id: uuid::Uuid::new_v4(),
 //!         mode: GameMode::Online,
 //!         spec: GameSpec::standard("3+2".parse()?),
 //!         white: Some(alice.clone()),
@@ -73,7 +74,7 @@ pub mod viewer;
 pub mod writer;
 
 pub use clock::{UnixMs, now_ms};
-pub use command::{Applied, Command, Refusal};
+pub use command::{Applied, Command, ConnectionId, Refusal};
 pub use model::{GameMode, GameStage, PlayerKind, Seat};
 pub use owner::{Freshness, GameHandle, Gone, IDLE_UNLOAD, JoinError};
 pub use registry::{NewGame, Registry, RegistrySettings, computer_id, computer_player};

@@ -1,6 +1,7 @@
 //! The nodes sharing the store, as this node knows them: each says it is
 //! alive every [`HEARTBEAT_EVERY`], and one silent for [`NODE_TIMEOUT`]
-//! counts as gone (the premoves its connections set are void).
+//! counts as gone: the players connected through it are no longer present,
+//! and the premoves they set are void.
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};

@@ -75,6 +75,7 @@ pub struct GameChange<'a> {
     pub state: Cow<'a, str>,
     pub updated_at: UnixMs,
     pub deadline_at: Option<UnixMs>,
+    /// The node whose connection set each side's premove.
     pub premove_nodes: ByColor<Option<Uuid>>,
     /// The moves the change played, in ply order.
     pub moves: Cow<'a, [MoveRow]>,

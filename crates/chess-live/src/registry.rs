@@ -64,6 +64,10 @@ pub fn computer_player(level: Level) -> PlayerRow {
 /// Who sits where in a new game.
 #[derive(Clone, Debug)]
 pub struct NewGame {
+    /// The game's id: new, or the id of what it grows out of (an accepted
+    /// challenge keeps its id, so a client following the challenge finds
+    /// its game).
+    pub id: Uuid,
     pub mode: GameMode,
     pub spec: GameSpec,
     /// `None` leaves the seat empty (an open challenge).
@@ -340,7 +344,7 @@ impl Registry {
             GameStage::Playing
         };
         let row = GameRow {
-            id: Uuid::new_v4(),
+            id: new.id,
             mode: new.mode,
             white_id: new.white.as_ref().map(|p| p.id),
             black_id: new.black.as_ref().map(|p| p.id),
@@ -577,7 +581,7 @@ impl Registry {
             }
             for node in self.context.nodes.refresh().await {
                 for handle in self.all_hosted() {
-                    handle.presence_elsewhere(node, ByColor::default(), false);
+                    handle.node_gone(node);
                 }
             }
         }

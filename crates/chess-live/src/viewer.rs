@@ -25,8 +25,10 @@
 //! # }
 //! ```
 //!
-//! Dropping the viewer counts its connection out (the last one of a colour
-//! takes that player's premove with it).
+//! Each viewer is a connection of its own ([`ConnectionId`]): a premove set
+//! through it belongs to it, and a player's new connection starts from no
+//! premove. Dropping the viewer counts its connection out and takes the
+//! premove it set with it.
 
 use std::sync::Arc;
 
@@ -36,7 +38,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use uuid::Uuid;
 
 use crate::clock::UnixMs;
-use crate::command::{Applied, Command, Refusal};
+use crate::command::{Applied, Command, ConnectionId, Refusal};
 use crate::model::Seat;
 use crate::owner::{Freshness, GameHandle, Gone};
 use crate::registry::Registry;
@@ -73,6 +75,8 @@ pub struct Viewer {
     registry: Arc<Registry>,
     game: GameHandle,
     player: Option<Uuid>,
+    /// This connection, which the premoves it sets belong to.
+    connection: ConnectionId,
     seat: Seat,
     updates: broadcast::Receiver<Arc<Outgoing>>,
     /// The highest event version this viewer was shown.
@@ -90,13 +94,14 @@ impl Viewer {
         id: Uuid,
         player: Option<Uuid>,
     ) -> StoreResult<Option<Viewer>> {
+        let connection = ConnectionId::next();
         let attached = registry
             .with_game(id, |game| async move {
                 // Subscribed before the seat is counted, so the owner never
                 // unloads under a viewer, and a change between the two is
                 // not missed.
                 let updates = game.subscribe();
-                let seat = game.attach(player).await?;
+                let seat = game.attach(player, connection).await?;
                 Ok((game, updates, seat))
             })
             .await?;
@@ -104,6 +109,7 @@ impl Viewer {
             registry: Arc::clone(registry),
             game,
             player,
+            connection,
             seat,
             updates,
             shown: 0,
@@ -188,8 +194,8 @@ impl Viewer {
     pub async fn state(&mut self) -> Option<StateView> {
         let state = self.game.state(self.player, Freshness::Stored).await.ok()?;
         if state.seat != self.seat {
-            self.game.detach(self.seat);
-            self.seat = self.game.attach(self.player).await.ok()?;
+            self.game.detach(self.connection);
+            self.seat = self.game.attach(self.player, self.connection).await.ok()?;
         }
         self.shown = state.version;
         Some(state)
@@ -227,9 +233,12 @@ impl Viewer {
     /// under a viewer: the node is stopping).
     pub async fn command(
         &self,
-        command: Command,
+        mut command: Command,
         now: UnixMs,
     ) -> Result<Result<Applied, Refusal>, Gone> {
+        if let Command::Premove { connection, .. } = &mut command {
+            *connection = Some(self.connection);
+        }
         self.game.command(self.player, command, now).await
     }
 
@@ -264,6 +273,6 @@ impl Drop for Viewer {
     /// Counts the connection out, a spectator's too: the owner of a
     /// finished game looks whether it can unload only when told something.
     fn drop(&mut self) {
-        self.game.detach(self.seat);
+        self.game.detach(self.connection);
     }
 }

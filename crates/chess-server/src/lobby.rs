@@ -459,6 +459,7 @@ impl Lobby {
         let live = self
             .registry
             .create(NewGame {
+                id: Uuid::new_v4(),
                 mode: GameMode::Online,
                 spec: GameSpec::standard(tc),
                 white: Some(white),

@@ -246,3 +246,97 @@ fn a_premoved_first_move_is_as_free_as_any_first_move() {
     assert_eq!(g.remaining_ms(T0 + 1_000).unwrap().black, 300_000);
     assert_eq!(g.running_clock(), Some(White));
 }
+
+/// The move of a game whose premover is connected elsewhere: the premove
+/// stays stored, due, and is played only when asked.
+fn black_moves_leaving_whites_premove_due() -> chess_game::Game {
+    let mut g = black_to_move();
+    g.set_premove(White, sq("f1"), sq("c4"), None, 150, T0 + 4_000)
+        .unwrap();
+    let uci = "b8c6".parse().unwrap();
+    let events = g
+        .play_leaving_premove(Black, uci, Some(3), T0 + 9_000)
+        .unwrap();
+    assert_eq!(codes(&events), ["move"]);
+    g
+}
+
+#[test]
+fn a_premove_left_due_stays_until_played_and_is_charged_its_round_trip() {
+    let mut g = black_moves_leaving_whites_premove_due();
+    assert_eq!(g.turn(), White);
+    assert!(g.premove(White).is_some(), "due, not played");
+    // A game with a due premove survives the round trip through storage.
+    let restored = chess_game::Game::restore(g.saved().clone()).unwrap();
+    assert_eq!(restored.premove(White), g.premove(White));
+
+    // Played 40 ms later, sooner than its round trip: charged the round trip.
+    let v = g.version();
+    let events = g.play_premove(T0 + 9_040);
+    assert_versions(&g, v, &events);
+    assert_eq!(codes(&events), ["move"]);
+    assert!(matches!(
+        &events[0].kind,
+        EventKind::Move { uci, premove: true, color: White, .. } if uci == "f1c4"
+    ));
+    assert_eq!(g.premove(White), None);
+    let last = g.moves().last().unwrap();
+    assert_eq!((last.spent_ms, last.at_ms), (150, T0 + 9_040));
+    // Nothing is due any more.
+    assert!(g.play_premove(T0 + 9_100).is_empty());
+}
+
+#[test]
+fn a_premove_played_late_costs_the_time_it_waited() {
+    let mut g = black_moves_leaving_whites_premove_due();
+    let events = g.play_premove(T0 + 9_700);
+    assert_eq!(codes(&events), ["move"]);
+    // Waited 700 ms for the server, more than its 150 ms round trip.
+    assert_eq!(g.moves().last().unwrap().spent_ms, 700);
+    // White: 302 s - 0.7 s + 3 s.
+    assert_eq!(g.remaining_ms(T0 + 9_700).unwrap().white, 304_300);
+}
+
+#[test]
+fn a_clock_that_ran_out_while_a_premove_was_due_ends_the_game() {
+    let mut g = black_moves_leaving_whites_premove_due();
+    // White had 302 s when their turn began at T0 + 9 s.
+    let events = g.play_premove(T0 + 9_000 + 302_000);
+    assert_eq!(codes(&events), ["game_ended"]);
+    assert_eq!(g.result().unwrap().reason, EndReason::Timeout);
+    assert_eq!(g.premove(White), None);
+}
+
+#[test]
+fn a_move_by_hand_replaces_a_due_premove() {
+    let mut g = black_moves_leaving_whites_premove_due();
+    let events = g.play_uci(White, "d2d4", Some(4), T0 + 10_000).unwrap();
+    assert_eq!(codes(&events), ["premove_cancelled", "move"]);
+    assert_eq!(
+        events[0].kind,
+        EventKind::PremoveCancelled {
+            color: White,
+            reason: PremoveCancelReason::Cancelled
+        }
+    );
+    assert_eq!(g.premove(White), None);
+    // It is not left for White's next turn either.
+    play(&mut g, Black, "g8f6", T0 + 11_000);
+    assert_eq!(g.turn(), White);
+    assert_eq!(g.moves().last().unwrap().uci, "g8f6");
+}
+
+#[test]
+fn a_due_premove_that_became_illegal_is_dropped_when_played() {
+    let mut g = game("5+3");
+    play(&mut g, White, "e2e4", T0 + 1_000);
+    g.set_premove(White, sq("e4"), sq("e5"), None, 100, T0 + 1_500)
+        .unwrap();
+    let uci = "e7e5".parse().unwrap();
+    g.play_leaving_premove(Black, uci, None, T0 + 2_000)
+        .unwrap();
+    let events = g.play_premove(T0 + 2_010);
+    assert_eq!(codes(&events), ["premove_dropped"]);
+    assert_eq!(g.premove(White), None);
+    assert_eq!(g.turn(), White);
+}

@@ -72,10 +72,12 @@ impl Owner {
                 return;
             };
             // The connections are this node's, whatever the store says.
-            let connections = self.entry.connections;
+            let connections = std::mem::take(&mut self.entry.connections);
+            let premove_owners = self.entry.premove_owners;
             let remote_presence = std::mem::take(&mut self.entry.remote_presence);
             self.entry = fresh;
             self.entry.connections = connections;
+            self.entry.premove_owners = premove_owners;
             self.entry.remote_presence = remote_presence;
         }
         let recent = parse_recent(&self.entry.row);

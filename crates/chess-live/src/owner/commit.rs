@@ -60,14 +60,12 @@ impl Owner {
     /// game; `undo` returns to the stored game) through the node's writer as
     /// a compare-and-set on the stored version, then broadcasts the events.
     /// When the change cannot be stored the game is returned to what is
-    /// stored. `premove_setter` is the colour whose premove a connection of
-    /// this node just set.
+    /// stored.
     pub(super) async fn commit(
         &mut self,
         events: Vec<Event>,
         undo: Undo,
         now: UnixMs,
-        premove_setter: Option<Color>,
     ) -> Result<(), Refusal> {
         if events.is_empty() {
             return Ok(());
@@ -103,20 +101,22 @@ impl Owner {
         row.version = version_i64(next.version());
         row.updated_at = now;
         row.deadline_at = stored_deadline(next, row.status);
-        row.recent_events = if recent.is_empty() {
-            "[]".to_owned()
-        } else {
-            serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned())
-        };
+        // Which node's connection set each premove: the one that must play
+        // it, and whose end voids it (`Owner::void_orphan_premoves`).
         row.premove_nodes = ByColor::new_with(|color| {
             if next.premove(color).is_none() {
                 None
-            } else if premove_setter == Some(color) {
+            } else if self.entry.owns_premove(color) {
                 Some(self.context.node())
             } else {
                 *self.entry.row.premove_nodes.get(color)
             }
         });
+        row.recent_events = if recent.is_empty() {
+            "[]".to_owned()
+        } else {
+            serde_json::to_string(&recent).unwrap_or_else(|_| "[]".to_owned())
+        };
 
         let rematch = events
             .iter()
@@ -186,6 +186,11 @@ impl Owner {
             }
         }
 
+        tracing::debug!(
+            version = row.version,
+            events = ?events.iter().map(|event| event.kind.code()).collect::<Vec<_>>(),
+            "committed"
+        );
         self.entry.row = row;
         self.recent = recent;
         self.broadcast(events, now);

@@ -5,12 +5,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use chess_game::{EventKind, Game};
+use chess_game::{EventKind, Game, Premove};
 use chess_rules::{ByColor, Color, UciMove};
 use uuid::Uuid;
 
 use crate::clock::UnixMs;
-use crate::command::Applied;
+use crate::command::{Applied, ConnectionId};
 use crate::model::{GameStage, Seat};
 use crate::rows::{GameRow, PlayerRow};
 use crate::store::{GameStore, StoreResult};
@@ -38,9 +38,12 @@ pub(crate) struct Entry {
     pub game: Game,
     /// Recent broadcasts, for clients resuming from a version.
     pub history: VecDeque<Arc<Outgoing>>,
-    /// Open connections on this node per seat colour (a local player's
-    /// count under both).
-    pub connections: ByColor<usize>,
+    /// The connections open on this node, each with the seat it holds.
+    pub connections: Vec<(ConnectionId, Seat)>,
+    /// The connection on this node that set each side's stored premove, and
+    /// the premove it set: a premove is played here only while it is still
+    /// the one stored and its connection is still attached.
+    pub premove_owners: ByColor<Option<(ConnectionId, Premove)>>,
     /// The colours other nodes said they have connections for (shared
     /// stores); a node with none is left out.
     pub remote_presence: Vec<(Uuid, ByColor<bool>)>,
@@ -54,7 +57,8 @@ impl Entry {
             players,
             game,
             history: VecDeque::new(),
-            connections: ByColor::default(),
+            connections: Vec::new(),
+            premove_owners: ByColor::default(),
             remote_presence: Vec::new(),
         }
     }
@@ -81,14 +85,25 @@ impl Entry {
 
     /// Which colours have a connection on this node.
     pub fn local_presence(&self) -> ByColor<bool> {
-        ByColor::new_with(|color| *self.connections.get(color) > 0)
+        ByColor::new_with(|color| self.connections.iter().any(|(_, seat)| seat.holds(color)))
+    }
+
+    /// Whether the premove stored for `color` was set by a connection still
+    /// attached here: only then is it this node's to play.
+    pub fn owns_premove(&self, color: Color) -> bool {
+        let Some((connection, premove)) = *self.premove_owners.get(color) else {
+            return false;
+        };
+        self.game.premove(color) == Some(premove)
+            && self.connections.iter().any(|(open, _)| *open == connection)
     }
 
     /// Which colours have a connection on some node (a socket or an API
     /// stream; the computer never has one).
     pub fn presence(&self) -> ByColor<bool> {
+        let local = self.local_presence();
         ByColor::new_with(|color| {
-            *self.connections.get(color) > 0
+            *local.get(color)
                 || self
                     .remote_presence
                     .iter()

@@ -9,7 +9,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::clock::UnixMs;
-use crate::command::{Applied, Command, Refusal};
+use crate::command::{Applied, Command, ConnectionId, Refusal};
 use crate::model::Seat;
 use crate::notice::ChangeNotice;
 use crate::rows::PlayerRow;
@@ -56,14 +56,15 @@ pub(super) enum Message {
         player: Box<PlayerRow>,
         reply: oneshot::Sender<Result<Color, JoinError>>,
     },
-    /// A connection of `player` opened on this node: count it for the
-    /// player's seat, and answer the seat.
+    /// Connection `connection` of `player` opened on this node: count it
+    /// for the player's seat, and answer the seat.
     Attach {
         player: Option<Uuid>,
+        connection: ConnectionId,
         reply: oneshot::Sender<Seat>,
     },
-    /// A connection holding `seat` on this node closed.
-    Detach(Seat),
+    /// Connection `connection` on this node closed.
+    Detach(ConnectionId),
     State {
         viewer: Option<Uuid>,
         freshness: Freshness,
@@ -86,6 +87,8 @@ pub(super) enum Message {
     },
     /// Presence notices may have been lost: forget the other nodes' and ask again.
     ResyncPresence,
+    /// Node `node` stopped saying it is alive: its connections are gone.
+    NodeGone(Uuid),
     /// Another node committed the change its notice describes (`None`:
     /// notices may have been lost, reread the game).
     ChangedElsewhere(Option<Box<ChangeNotice<'static>>>),
@@ -105,6 +108,7 @@ impl std::fmt::Debug for Message {
             Message::Snapshot { .. } => "Snapshot",
             Message::PresenceElsewhere { .. } => "PresenceElsewhere",
             Message::ResyncPresence => "ResyncPresence",
+            Message::NodeGone(_) => "NodeGone",
             Message::ChangedElsewhere(_) => "ChangedElsewhere",
             Message::CheckTime => "CheckTime",
         })
@@ -195,18 +199,29 @@ impl GameHandle {
         .await
     }
 
-    /// Counts a connection of `player` on this node; the seat it holds.
+    /// Counts connection `connection` of `player` on this node; the seat it
+    /// holds. A new connection of a player starts from no premove: one their
+    /// earlier connections set is void.
     ///
     /// # Errors
     /// [`Gone`] if the owner unloaded before it took the request.
-    pub(crate) async fn attach(&self, player: Option<Uuid>) -> Result<Seat, Gone> {
-        self.ask(|reply| Message::Attach { player, reply }).await
+    pub(crate) async fn attach(
+        &self,
+        player: Option<Uuid>,
+        connection: ConnectionId,
+    ) -> Result<Seat, Gone> {
+        self.ask(|reply| Message::Attach {
+            player,
+            connection,
+            reply,
+        })
+        .await
     }
 
-    /// A connection holding `seat` closed. Never waits: a full mailbox is
-    /// waited for by a task of its own.
-    pub(crate) fn detach(&self, seat: Seat) {
-        self.send_soon(Message::Detach(seat));
+    /// Connection `connection` closed; the premove it set, if any, is void.
+    /// Never waits: a full mailbox is waited for by a task of its own.
+    pub(crate) fn detach(&self, connection: ConnectionId) {
+        self.send_soon(Message::Detach(connection));
     }
 
     /// The full state for `viewer`.
@@ -269,6 +284,11 @@ impl GameHandle {
     /// Presence notices may have been lost. Never waits.
     pub(crate) fn resync_presence(&self) {
         self.send_soon(Message::ResyncPresence);
+    }
+
+    /// Node `node` is gone, with its connections. Never waits.
+    pub(crate) fn node_gone(&self, node: Uuid) {
+        self.send_soon(Message::NodeGone(node));
     }
 
     /// The sweeper found the game's stored deadline due. Never waits: a

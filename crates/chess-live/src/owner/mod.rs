@@ -152,6 +152,11 @@ impl Owner {
         self.entry.row.id
     }
 
+    /// Whether the node is stopping.
+    fn stopping(&self) -> bool {
+        *self.context.shutdown.borrow()
+    }
+
     fn store(&self) -> &dyn GameStore {
         self.context.store.as_ref()
     }
@@ -167,6 +172,9 @@ impl Owner {
         // move) are boxed while they run: their state would otherwise be
         // part of this task's future, which every live game holds for its
         // whole life (`footprint::the_owner_task_is_small`).
+        // Loaded afresh: no connection is here yet, so a premove this node's
+        // connections set, or a dead node's, is void.
+        Box::pin(self.void_orphan_premoves(None)).await;
         Box::pin(self.settle(now_ms())).await;
         self.think();
         loop {
@@ -198,9 +206,15 @@ impl Owner {
                 _ = shutdown.changed() => {}
             }
             self.think();
+            Box::pin(self.play_due_premove()).await;
             if self.unloadable() {
                 break;
             }
+        }
+        if *shutdown.borrow() {
+            // Before the game is let go: no other node may play the
+            // premoves this node's connections set.
+            Box::pin(self.void_local_premoves()).await;
         }
         // Closed first: from here on every sender learns the owner is gone
         // and the registry loads the game afresh for the next request. What
@@ -263,12 +277,16 @@ impl Owner {
                 let outcome = self.join(*player).await;
                 let _ = reply.send(outcome);
             }
-            Message::Attach { player, reply } => {
+            Message::Attach {
+                player,
+                connection,
+                reply,
+            } => {
                 let seat = self.entry.seat_of(player);
-                self.connected(seat);
+                self.connected(connection, seat).await;
                 let _ = reply.send(seat);
             }
-            Message::Detach(seat) => self.disconnected(seat).await,
+            Message::Detach(connection) => self.disconnected(connection).await,
             Message::State {
                 viewer,
                 freshness,
@@ -290,6 +308,10 @@ impl Owner {
                 asks,
             } => self.presence_elsewhere(node, present, asks),
             Message::ResyncPresence => self.resync_presence(),
+            Message::NodeGone(node) => {
+                self.presence_elsewhere(node, ByColor::default(), false);
+                self.void_orphan_premoves(Some(node)).await;
+            }
             Message::ChangedElsewhere(notice) => self.changed_elsewhere(notice).await,
             Message::CheckTime => self.settle(now_ms()).await,
         }
@@ -335,19 +357,31 @@ impl Owner {
                 _ => None,
             };
             let undo = Undo::before(&self.entry.game, &command);
-            let mut events = self.clear_orphan_premoves(now).await;
+            // The opponent's premove is played with the move only if it is
+            // this node's to play (and this node is not stopping: its
+            // connections are closing); otherwise it is left due.
+            let their_premove_here = !self.stopping() && self.entry.owns_premove(color.other());
             match run(
                 &mut self.entry.game,
                 self.entry.row.mode,
                 color,
                 &command,
+                their_premove_here,
                 now,
             ) {
-                Ok(more) => {
-                    events.extend(more);
+                Ok(events) => {
                     let played = ply.and_then(|ply| move_version(&events, ply, color));
-                    let setter = matches!(command, Command::Premove { .. }).then_some(color);
-                    match self.commit(events, undo, now, setter).await {
+                    // A premove belongs to the connection that set it (were
+                    // it not stored after all, the record matches nothing).
+                    if let Command::Premove {
+                        connection: Some(connection),
+                        ..
+                    } = &command
+                        && let Some(premove) = self.entry.game.premove(color)
+                    {
+                        *self.entry.premove_owners.get_mut(color) = Some((*connection, premove));
+                    }
+                    match self.commit(events, undo, now).await {
                         Ok(()) => break (played, ply),
                         Err(Refusal::Conflict) if attempt == 1 => {}
                         Err(refusal) => return Err(refusal),
@@ -387,8 +421,7 @@ impl Owner {
             return;
         }
         let undo = Undo::Rewind(self.entry.game.checkpoint());
-        let mut events = self.clear_orphan_premoves(now).await;
-        events.extend(self.entry.game.check_time(now.millis()));
+        let events = self.entry.game.check_time(now.millis());
         if events.is_empty() {
             let deadline = stored_deadline(&self.entry.game, self.entry.row.status);
             if deadline != self.entry.row.deadline_at {
@@ -404,7 +437,7 @@ impl Owner {
             }
             return;
         }
-        if let Err(refusal) = self.commit(events, undo, now, None).await {
+        if let Err(refusal) = self.commit(events, undo, now).await {
             tracing::warn!(code = refusal.code(), "settling the clock failed");
             if refusal == Refusal::Unavailable {
                 // Back off a little before the timer retries a failing store.
@@ -500,12 +533,14 @@ impl Owner {
     }
 }
 
-/// Runs one command on `game` for `color`.
+/// Runs one command on `game` for `color`; a move plays the opponent's
+/// premove after it only if `their_premove_here` (else it is left due).
 fn run(
     game: &mut Game,
     mode: GameMode,
     color: Color,
     command: &Command,
+    their_premove_here: bool,
     now: UnixMs,
 ) -> Result<Vec<Event>, Refusal> {
     // The game counts in plain milliseconds.
@@ -517,17 +552,24 @@ fn run(
             Err(Refusal::NotOnline { feature })
         }
     };
+    let play = |game: &mut Game, uci, ply| {
+        if their_premove_here {
+            game.play(color, uci, ply, now)
+        } else {
+            game.play_leaving_premove(color, uci, ply, now)
+        }
+    };
     let events = match command {
-        Command::Move { uci, ply } => game.play(color, *uci, Some(*ply), now)?,
-        Command::MoveNow { uci } => game.play(color, *uci, None, now)?,
-        Command::Premove { uci, charge_ms } => {
+        Command::Move { uci, ply } => play(game, *uci, Some(*ply))?,
+        Command::MoveNow { uci } => play(game, *uci, None)?,
+        Command::Premove { uci, charge_ms, .. } => {
             between_people("premoves")?;
             game.set_premove(
                 color,
                 uci.from(),
                 uci.to(),
                 uci.promotion(),
-                *charge_ms,
+                u64::from(*charge_ms),
                 now,
             )?
         }

@@ -1,6 +1,19 @@
 //! Who is connected to a game, here and on the other nodes, and the
-//! premoves that leave with their player: a premove stays only while its
-//! player has a connection to the game.
+//! premoves that belong to connections.
+//!
+//! A premove belongs to the connection that set it: it is played only by
+//! the node that connection is attached to, and only while it is attached.
+//! Another node that makes the opponent's move leaves the premove due
+//! (`Game::play_leaving_premove`), and the premove's own node plays it when
+//! it catches up with that move. So no node plays a premove whose
+//! connection is gone, whatever the timing of a crash: the connection's
+//! node is gone with it. A connection that closes takes its premove with
+//! it, a player's new connection starts from no premove, and a node that
+//! stops voids its connections' premoves before it lets go of their games.
+//! The row keeps which node's connection set each premove, so that a
+//! premove whose node crashed is voided too: by the node that loads the
+//! game next, and by every node hosting it once the dead node misses its
+//! heartbeats.
 
 use std::sync::Arc;
 
@@ -10,13 +23,18 @@ use uuid::Uuid;
 
 use super::Owner;
 use super::commit::Undo;
-use crate::clock::{UnixMs, now_ms};
+use crate::clock::now_ms;
+use crate::command::{ConnectionId, Refusal};
 use crate::model::Seat;
 use crate::notice::PresenceNotice;
 use crate::view::Outgoing;
 
 /// This node's and every node's presence, to compare after a change.
 type PresenceBefore = (ByColor<bool>, ByColor<bool>);
+
+/// How many times voiding premoves is tried when other nodes keep changing
+/// the game first.
+const VOID_ATTEMPTS: usize = 3;
 
 impl Owner {
     fn presence_now(&self) -> PresenceBefore {
@@ -54,43 +72,125 @@ impl Owner {
         }
     }
 
-    /// A connection holding `seat` opened on this node.
-    pub(super) fn connected(&mut self, seat: Seat) {
+    /// Connection `connection` holding `seat` opened on this node. The
+    /// player starts from no premove: one set through an earlier connection
+    /// (on any node) is void.
+    pub(super) async fn connected(&mut self, connection: ConnectionId, seat: Seat) {
         let before = self.presence_now();
-        for color in Color::ALL {
-            if seat.holds(color) {
-                *self.entry.connections.get_mut(color) += 1;
-            }
-        }
+        let colors: Vec<Color> = Color::ALL
+            .into_iter()
+            .filter(|color| seat.holds(*color))
+            .collect();
+        self.void_premoves(&colors, "voiding an earlier connection's premove failed")
+            .await;
+        self.entry.connections.push((connection, seat));
         self.presence_changed(before);
     }
 
-    /// A connection holding `seat` closed; the last one of a colour takes
-    /// its premove with it.
-    pub(super) async fn disconnected(&mut self, seat: Seat) {
+    /// Connection `connection` on this node closed: the premove it set, if
+    /// any, goes with it.
+    pub(super) async fn disconnected(&mut self, connection: ConnectionId) {
         let before = self.presence_now();
-        let now = now_ms();
-        let undo = Undo::Rewind(self.entry.game.checkpoint());
-        let mut events = Vec::new();
+        let owned: Vec<Color> = Color::ALL
+            .into_iter()
+            .filter(|color| self.premove_set_by(*color, connection))
+            .collect();
+        self.entry
+            .connections
+            .retain(|(open, _)| *open != connection);
+        self.void_premoves(&owned, "clearing a premove on disconnect failed")
+            .await;
+        self.presence_changed(before);
+    }
+
+    /// Whether the premove stored for `color` is the one `connection` set.
+    fn premove_set_by(&self, color: Color, connection: ConnectionId) -> bool {
+        matches!(
+            *self.entry.premove_owners.get(color),
+            Some((owner, premove)) if owner == connection && self.entry.game.premove(color) == Some(premove)
+        )
+    }
+
+    /// Clears the premoves stored for `colors` (their player is gone, or
+    /// back on a new connection), and commits that: again on the game as
+    /// reread when another node changed it first (it may have made the
+    /// opponent's move, leaving the premove due).
+    async fn void_premoves(&mut self, colors: &[Color], failure: &str) {
+        for _ in 0..VOID_ATTEMPTS {
+            let now = now_ms();
+            let undo = Undo::Rewind(self.entry.game.checkpoint());
+            let mut events: Vec<Event> = Vec::new();
+            for color in colors {
+                if self.entry.game.premove(*color).is_some() {
+                    events.extend(self.entry.game.disconnected(*color, now.millis()));
+                }
+            }
+            match self.commit(events, undo, now).await {
+                Ok(()) => return,
+                Err(Refusal::Conflict) => {}
+                Err(refusal) => {
+                    tracing::warn!(code = refusal.code(), "{failure}");
+                    return;
+                }
+            }
+        }
+        tracing::warn!(code = "conflict", "{failure}");
+    }
+
+    /// Before the node lets go of the game (it stops): the premoves its
+    /// connections set are void. No other node plays them anyway; voiding
+    /// them keeps them out of every player's view at once.
+    pub(super) async fn void_local_premoves(&mut self) {
+        let owned: Vec<Color> = Color::ALL
+            .into_iter()
+            .filter(|color| self.entry.owns_premove(*color))
+            .collect();
+        self.void_premoves(&owned, "voiding a stopping node's premove failed")
+            .await;
+    }
+
+    /// Voids the premoves whose connection is gone: set through this node by
+    /// a connection no longer here, through no node this node knows, or
+    /// through a node that is gone (`gone`, or found dead now). A premove
+    /// another live node's connection set is left to that node. Run when a
+    /// game is loaded (it has no connection here yet) and when a node dies.
+    pub(super) async fn void_orphan_premoves(&mut self, gone: Option<Uuid>) {
+        let mut orphans = Vec::new();
         for color in Color::ALL {
-            if !seat.holds(color) {
+            if self.entry.game.premove(color).is_none() || self.entry.owns_premove(color) {
                 continue;
             }
-            let count = self.entry.connections.get_mut(color);
-            *count = count.saturating_sub(1);
-            if *count == 0 && self.entry.game.premove(color).is_some() {
-                events.extend(self.entry.game.disconnected(color, now.millis()));
+            let orphan = match *self.entry.row.premove_nodes.get(color) {
+                Some(node) if node == self.context.node() => true,
+                Some(node) => gone == Some(node) || !self.context.nodes.is_alive(node).await,
+                None => true,
+            };
+            if orphan {
+                orphans.push(color);
             }
         }
-        if !events.is_empty()
-            && let Err(refusal) = self.commit(events, undo, now, None).await
-        {
-            tracing::warn!(
-                code = refusal.code(),
-                "clearing a premove on disconnect failed"
-            );
+        if !orphans.is_empty() {
+            self.void_premoves(
+                &orphans,
+                "voiding a premove whose connection is gone failed",
+            )
+            .await;
         }
-        self.presence_changed(before);
+    }
+
+    /// Plays the premove the side to move has due, if a connection here
+    /// set it (another node made the opponent's move and left it due).
+    pub(super) async fn play_due_premove(&mut self) {
+        let turn = self.entry.game.turn();
+        if self.stopping() || !self.entry.is_playing() || !self.entry.owns_premove(turn) {
+            return;
+        }
+        let now = now_ms();
+        let undo = Undo::Rewind(self.entry.game.checkpoint());
+        let events = self.entry.game.play_premove(now.millis());
+        if let Err(refusal) = self.commit(events, undo, now).await {
+            tracing::warn!(code = refusal.code(), "playing a due premove failed");
+        }
     }
 
     /// Node `node` said which colours it has connections for; `asks`: and
@@ -115,26 +215,5 @@ impl Owner {
         self.entry.remote_presence.clear();
         self.announce_presence(true);
         self.presence_changed(before);
-    }
-
-    /// Clears premoves whose player is gone: set through a node that stopped,
-    /// or through this node by a player with no connection left here.
-    pub(super) async fn clear_orphan_premoves(&mut self, now: UnixMs) -> Vec<Event> {
-        let mut events = Vec::new();
-        for color in Color::ALL {
-            if self.entry.game.premove(color).is_some() && !self.premove_holder_present(color).await
-            {
-                events.extend(self.entry.game.disconnected(color, now.millis()));
-            }
-        }
-        events
-    }
-
-    async fn premove_holder_present(&self, color: Color) -> bool {
-        match *self.entry.row.premove_nodes.get(color) {
-            Some(node) if node == self.context.node() => *self.entry.connections.get(color) > 0,
-            Some(node) => self.context.nodes.is_alive(node).await,
-            None => false,
-        }
     }
 }

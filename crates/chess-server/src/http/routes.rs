@@ -341,6 +341,7 @@ async fn create_challenge(
     let live = state
         .registry
         .create(NewGame {
+            id: Uuid::new_v4(),
             mode: GameMode::Online,
             spec,
             white,
@@ -371,6 +372,7 @@ async fn create_local(
     let live = state
         .registry
         .create(NewGame {
+            id: Uuid::new_v4(),
             mode: GameMode::Local,
             spec,
             white: Some(player.clone()),
@@ -413,6 +415,7 @@ async fn create_computer(
     let live = state
         .registry
         .create(NewGame {
+            id: Uuid::new_v4(),
             mode: GameMode::Computer,
             spec,
             white: Some(white),

@@ -377,6 +377,9 @@ pub async fn accept(
     let live = state
         .registry
         .create(NewGame {
+            // The game is the challenge, as on lichess: a client that
+            // accepted or made it streams the game by the challenge's id.
+            id: challenge.id,
             mode: GameMode::Online,
             spec: GameSpec::standard(challenge.time_control).with_takeback(false),
             white: Some(white),

@@ -369,7 +369,7 @@ impl Connection {
             ClientMsg::Command(command) => command,
         };
         if let Command::Premove { charge_ms, .. } = &mut command {
-            *charge_ms = self.rtt_ms.unwrap_or(0);
+            *charge_ms = u32::try_from(self.rtt_ms.unwrap_or(0)).unwrap_or(u32::MAX);
         }
         let outcome = match self.viewer.command(command, now_ms()).await {
             Ok(outcome) => outcome,

@@ -291,6 +291,7 @@ mod tests {
                 command(Command::Premove {
                     uci: uci("g8f6"),
                     charge_ms: 0,
+                    connection: None,
                 }),
             ),
             (

@@ -196,6 +196,10 @@ impl TestApp {
             dest_events.next_of("gameStart").await["game"]["gameId"],
             game_id
         );
+        assert_eq!(
+            game_id, challenge_id,
+            "the game is the challenge, as on lichess"
+        );
         game_id
     }
 }
@@ -1541,5 +1545,52 @@ on_both_backends!(
         let full = again.next().await;
         assert_eq!(full["type"], "gameFull");
         assert_eq!(full["state"]["moves"], FORTY_PLIES.join(" "));
+    }
+);
+
+on_both_backends!(
+    a_client_follows_its_challenge_by_the_challenge_id,
+    |app: TestApp| async move {
+        let scopes = ["challenge:write", "board:play"];
+        let alice = app.api_player("Alice", &scopes).await;
+        let bob = app.api_player("Bob", &scopes).await;
+        // What scripts do: challenge, then stream the game by the
+        // challenge's id once it is accepted, without an event stream.
+        let (status, created) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{}", bob.web.name),
+                Some(&alice.token),
+                &[("clock.limit", "300"), ("clock.increment", "2")],
+            )
+            .await;
+        assert_eq!(status, 200, "{created}");
+        let id = created["challenge"]["id"].as_str().expect("id").to_owned();
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/challenge/{id}/accept"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        for player in [&alice, &bob] {
+            let mut game = app
+                .stream(&format!("/api/board/game/stream/{id}"), &player.token)
+                .await;
+            let full = game.next().await;
+            assert_eq!(full["type"], "gameFull", "{full}");
+            assert_eq!(full["id"], id.as_str(), "{full}");
+        }
+        let (status, body) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{id}/move/e2e4"),
+                Some(&alice.token),
+                &[],
+            )
+            .await;
+        assert_eq!((status, &body), (200, &json!({ "ok": true })), "{body}");
     }
 );

@@ -205,6 +205,103 @@ async fn a_premove_set_on_one_node_is_played_when_the_opponent_moves_on_the_othe
     assert_eq!(state["moves"].as_array().map(Vec::len), Some(4));
 }
 
+/// A node stops while its player's premove waits, at a moment around the
+/// opponent's move on the other node (before it, together with it, after
+/// it): the premove is played only by its own node while that node runs,
+/// never by the other node, and the player finds no premove when they come
+/// back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_premove_is_played_only_while_its_connection_is_there() {
+    // The stop comes this many milliseconds after the opponent's move
+    // (negative: before it).
+    for stop_after_ms in [-50_i64, -5, 0, 3, 20, 200] {
+        let Some((a, mut others)) = nodes(1).await else {
+            return;
+        };
+        let b = others.remove(0);
+        let (white, black) = (b.guest().await, a.guest().await);
+        let game_id = b.online_game(&white, &black, clock(300_000, 0)).await;
+        // White plays through B, Black through A.
+        let (mut black_socket, mut white_socket) =
+            seat_across(&a, &b, &game_id, &black, &white).await;
+        play_across(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
+        black_socket
+            .send(json!({ "type": "premove", "uci": "b8c6" }))
+            .await;
+        assert_eq!(
+            within(&mut black_socket, "premove", "the premove set").await["reason"],
+            "set"
+        );
+
+        let mut a = a;
+        let mut stop_requested = None;
+        let stop = async {
+            if stop_after_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(stop_after_ms.unsigned_abs())).await;
+            }
+            stop_requested = Some(chess_live::now_ms());
+            a.stop().await;
+        };
+        let opponent_moves = async {
+            if stop_after_ms < 0 {
+                tokio::time::sleep(Duration::from_millis(stop_after_ms.unsigned_abs())).await;
+            }
+            play_resending(&mut white_socket, "g1f3", 2).await;
+        };
+        tokio::join!(stop, opponent_moves);
+        let stop_requested = stop_requested.expect("the node was stopped");
+        drop(black_socket);
+
+        let id = game_id.parse().expect("a uuid");
+        let moves = b.store.moves(id).await.expect("the moves");
+        if let Some(premove) = moves.get(3) {
+            assert_eq!(premove.uci, "b8c6", "stop {stop_after_ms} ms: {moves:?}");
+            assert!(
+                premove.played_at <= stop_requested,
+                "stop {stop_after_ms} ms after the move: the premove was played at {} ms, \
+                 after its node began to stop at {stop_requested} ms",
+                premove.played_at
+            );
+        }
+        // Black comes back through B: no premove is waiting.
+        let mut black_again = b.socket(&game_id, Some(&black)).await;
+        let again = black_again.hello().await;
+        assert_eq!(
+            again["premove"],
+            json!(null),
+            "stop {stop_after_ms} ms: {again}"
+        );
+        // And none is played later either.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let later = b.store.moves(id).await.expect("the moves");
+        assert_eq!(
+            later.len(),
+            moves.len(),
+            "stop {stop_after_ms} ms: {later:?}"
+        );
+    }
+}
+
+/// Sends a move and waits for its ack, sending it again when another
+/// node's change came first (`conflict`), as a client does.
+async fn play_resending(socket: &mut Socket, uci: &str, ply: u32) {
+    for _ in 0..5 {
+        socket
+            .send(json!({ "type": "move", "uci": uci, "ply": ply }))
+            .await;
+        loop {
+            let message = socket.recv().await;
+            match message["type"].as_str() {
+                Some("ack") => return,
+                Some("error") if message["code"] == "conflict" => break,
+                Some("error") => panic!("move {uci} at ply {ply} refused: {message}"),
+                _ => {}
+            }
+        }
+    }
+    panic!("move {uci} kept conflicting");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_nobody_hosts_flags_exactly_once_with_two_nodes_running() {
     let Some((a, mut others)) = nodes(1).await else {

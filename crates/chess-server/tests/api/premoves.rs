@@ -193,3 +193,83 @@ on_both_backends!(
         );
     }
 );
+
+on_both_backends!(
+    a_new_connection_of_the_player_starts_from_no_premove,
+    |app: TestApp| async move {
+        let (white_guest, black_guest) = (app.guest().await, app.guest().await);
+        let game_id = app
+            .online_game(&white_guest, &black_guest, clock(180_000, 0))
+            .await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
+        play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
+        black
+            .send(json!({ "type": "premove", "uci": "b8c6" }))
+            .await;
+        assert_eq!(black.recv_type("premove").await["reason"], "set");
+
+        // Black opens the game again (a reload, a second tab): the premove
+        // belongs to the first connection and is void, here and there.
+        let mut black_again = app.socket(&game_id, Some(&black_guest)).await;
+        let state = black_again.hello().await;
+        assert_eq!(state["premove"], json!(null), "{state}");
+        let voided = black.recv_type("premove").await;
+        assert_eq!(voided["reason"], "disconnected", "{voided}");
+
+        // White's move is not answered by the old premove.
+        white.play("g1f3", 2).await;
+        let moved = black_again.recv_event("move").await;
+        assert_eq!(moved["event"]["uci"], "g1f3");
+        assert_eq!(moved["turn"], "black", "{moved}");
+        let state = app.state(&game_id, None).await;
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(3), "{state}");
+    }
+);
+
+on_both_backends!(
+    a_premove_nobody_is_connected_for_is_never_played,
+    |app: TestApp| async move {
+        let mut app = app;
+        let (white_guest, black_guest) = (app.guest().await, app.guest().await);
+        let game_id = app
+            .online_game(&white_guest, &black_guest, clock(180_000, 0))
+            .await;
+        let (mut white, mut black) = app.seat_both(&game_id, &white_guest, &black_guest).await;
+        play_moves(&mut white, &mut black, &["e2e4", "e7e5"]).await;
+        white.close().await;
+        black.close().await;
+        app.stop().await;
+        // A premove stored as if set through a node that died with its
+        // connection: in the database, and no connection anywhere set it.
+        {
+            let store = chess_server::store::connect(&app.settings.database_url)
+                .await
+                .expect("the database");
+            let id = game_id.parse().expect("a uuid");
+            let mut row = store.game(id).await.expect("read").expect("stored");
+            let mut state: Value = serde_json::from_str(&row.state).expect("json");
+            state["state"]["premoves"]["black"] =
+                json!({ "from": "b8", "to": "c6", "promotion": null, "charge_ms": 0 });
+            row.state = state.to_string();
+            store
+                .update_game(&row, row.version, None, &[])
+                .await
+                .expect("the premove is stored");
+            store.close().await;
+        }
+        let app = app.restart().await;
+
+        let mut white = app.socket(&game_id, Some(&white_guest)).await;
+        white.hello().await;
+        white.play("g1f3", 2).await;
+        let state = app.state(&game_id, None).await;
+        assert_eq!(state["moves"].as_array().map(Vec::len), Some(3), "{state}");
+        assert_eq!(state["turn"], "black", "the orphan premove was not played");
+
+        // Black comes back: a new connection, no premove.
+        let mut black = app.socket(&game_id, Some(&black_guest)).await;
+        let state = black.hello().await;
+        assert_eq!(state["premove"], json!(null), "{state}");
+        assert_eq!(state["turn"], "black", "{state}");
+    }
+);
