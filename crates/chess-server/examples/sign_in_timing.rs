@@ -10,6 +10,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
+use chess_server::auth::account_limits::AccountLimits;
 use chess_server::auth::password::{Password, PasswordHasher};
 use chess_server::auth::rate_limit::{Backoff, Limit, SignInLimits};
 use chess_server::auth::sign_in::sign_in;
@@ -33,7 +34,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         first_delay: Duration::ZERO,
         max_delay: Duration::ZERO,
     };
-    let limits = SignInLimits::new(unlimited, unlimited, no_delays);
+    let limits = AccountLimits::in_memory(
+        SignInLimits::new(unlimited, unlimited, no_delays),
+        unlimited,
+    );
     let address = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let right = Password::parse("correct horse battery".to_owned())?;
     let wrong = Password::parse("wrong horse battery".to_owned())?;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+use crate::http::forwarded::{ForwardedHeader, ProxyNetwork};
 use crate::telemetry::LogFormat;
 
 /// Everything the server can be told at start-up. Every flag has an environment
@@ -73,6 +74,22 @@ pub struct Settings {
     /// binary (for working on the client without rebuilding the server).
     #[arg(long, env = "WEB_DIR")]
     pub web_dir: Option<PathBuf>,
+
+    /// Reverse proxies and load balancers whose forwarding header is
+    /// believed: IP addresses and networks (`10.0.0.5`, `10.0.0.0/8`,
+    /// `fd00::/8`), comma separated. A request whose TCP peer is one of them
+    /// comes from the address its header (`--client-address-header`) names,
+    /// read from the right past the other trusted proxies. Default: none; the
+    /// client's address is the TCP peer and no header is read.
+    #[arg(long, env = "TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<ProxyNetwork>,
+
+    /// The header the trusted proxies write the client's address in:
+    /// `x-forwarded-for` or `forwarded` (RFC 7239). Only this one is read: a
+    /// proxy passes the other one on from the client untouched.
+    #[arg(long, env = "CLIENT_ADDRESS_HEADER", value_enum,
+          default_value_t = ForwardedHeader::XForwardedFor)]
+    pub client_address_header: ForwardedHeader,
 
     /// New guests one address may create per hour (first visits without a
     /// guest cookie); past it, `GET /api/me` answers `429`.
@@ -166,6 +183,8 @@ impl fmt::Debug for Settings {
             .field("first_move_deadline_ms", &self.first_move_deadline_ms)
             .field("allowed_origins", &self.allowed_origins)
             .field("web_dir", &self.web_dir)
+            .field("trusted_proxies", &self.trusted_proxies)
+            .field("client_address_header", &self.client_address_header)
             .field(
                 "new_guests_per_address_per_hour",
                 &self.new_guests_per_address_per_hour,
@@ -266,6 +285,48 @@ mod tests {
                 "{refused} accepted"
             );
         }
+    }
+
+    #[test]
+    fn trusted_proxies_are_none_unless_listed_and_bad_entries_stop_the_start() {
+        let defaults = Settings::defaults();
+        assert!(defaults.trusted_proxies.is_empty());
+        assert_eq!(
+            defaults.client_address_header,
+            ForwardedHeader::XForwardedFor
+        );
+        let settings = Settings::parse_from([
+            "chess-server",
+            "--trusted-proxies",
+            "127.0.0.1, 10.0.0.0/8,fd00::/8",
+            "--client-address-header",
+            "forwarded",
+        ]);
+        let listed: Vec<String> = settings
+            .trusted_proxies
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(listed, ["127.0.0.1/32", "10.0.0.0/8", "fd00::/8"]);
+        assert_eq!(settings.client_address_header, ForwardedHeader::Forwarded);
+        for refused in [
+            "10.0.0.1/8",
+            "10.0.0.0/8,,127.0.0.1",
+            "localhost",
+            "10.0.0.0/33",
+        ] {
+            let error = Settings::try_parse_from(["chess-server", "--trusted-proxies", refused])
+                .err()
+                .unwrap_or_else(|| panic!("{refused} accepted"));
+            assert!(
+                error.to_string().contains("--trusted-proxies"),
+                "{refused}: {error}"
+            );
+        }
+        assert!(
+            Settings::try_parse_from(["chess-server", "--client-address-header", "x-real-ip"])
+                .is_err()
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ use crate::auth::rate_limit::{GAMES_PER_PLAYER, Limit, RateLimiter};
 use crate::auth::routes::Accounts;
 use crate::auth::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
 use crate::cluster::NodeNotices;
+use crate::http::forwarded::TrustedProxies;
 use crate::http::security::AllowedOrigins;
 use crate::lichess::streams::Lichess;
 use crate::lobby::Lobby;
@@ -239,7 +240,14 @@ impl Application {
                 state,
                 crate::lichess::account::bearer_account,
             ));
+        // Every request carries the rule that finds its client's address
+        // (`ClientAddress`), whichever router serves it.
+        let trusted_proxies = TrustedProxies::new(
+            settings.trusted_proxies.clone(),
+            settings.client_address_header,
+        );
         let router = crate::http::security::protect(router, allowed_origins)
+            .layer(axum::Extension(trusted_proxies))
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(TimeoutLayer::with_status_code(
                 axum::http::StatusCode::REQUEST_TIMEOUT,
@@ -301,10 +309,11 @@ impl Application {
     }
 
     /// The HTTP routes with every layer the listener serves them with (body
-    /// limit, timeout, origin checks), to drive in-process without TCP, as
-    /// the HTTP fuzzer does. A handler that rate-limits by address reads
-    /// `ConnectInfo<SocketAddr>` from the request's extensions, which the
-    /// listener adds and a caller of this router must add itself.
+    /// limit, timeout, origin checks, the trusted proxies), to drive
+    /// in-process without TCP, as the HTTP fuzzer does. A handler that
+    /// rate-limits by address reads `ConnectInfo<SocketAddr>` from the
+    /// request's extensions, which the listener adds and a caller of this
+    /// router must add itself.
     pub fn router(&self) -> Router {
         self.router.clone()
     }

@@ -2,8 +2,8 @@
 //! passwords, Argon2id hashing, session tokens) and the rate limits that
 //! protect sign-in.
 //!
-//! Each module has one purpose and, but for [`routes`] and [`extract`], no
-//! knowledge of HTTP routes or the store, so the server's routes compose
+//! Each module has one purpose and, but for [`routes`], [`extract`] and
+//! [`account_limits`], no knowledge of HTTP routes or the store, so the server's routes compose
 //! them (the account tables' queries are in `store::accounts`):
 //!
 //! - [`identity`]: the `Identity` of a request (guest or account), and
@@ -15,11 +15,15 @@
 //!   `spawn_blocking` under a concurrency cap, rehash on sign-in, a dummy
 //!   verify for unknown users;
 //! - [`session`]: HS256 account tokens with a rotating key ring;
-//! - [`rate_limit`]: failed sign-ins per account and address, sign-ups and
-//!   game creation;
+//! - [`rate_limit`]: in-memory limits: failed sign-ins per account and
+//!   address, sign-ups and game creation;
+//! - [`account_limits`]: the limits that protect accounts (failed sign-ins,
+//!   sign-ups), counted in the store on Postgres so that every node counts
+//!   the same attempts, in memory on SQLite;
 //! - [`sign_in`]: the sign-in decision that reveals nothing about which
 //!   usernames exist.
 
+pub mod account_limits;
 pub mod extract;
 pub mod identity;
 pub mod password;

@@ -7,11 +7,14 @@
 //! bounded by `max`. Time is passed in as an [`Instant`] so tests advance it
 //! instead of sleeping. The limits live in one node's memory: several nodes
 //! each allow the full rate, which is acceptable for abuse control (the
-//! money rules are enforced by the database, never here).
+//! money rules are enforced by the database, never here). The limits that
+//! protect accounts are counted in the database instead when several nodes
+//! share one ([`super::account_limits`]), by the same rules.
 
 use std::collections::{HashMap, VecDeque};
+use std::fmt;
 use std::hash::Hash;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -220,6 +223,19 @@ impl From<IpAddr> for AddressKey {
     }
 }
 
+/// As the database keys it: the IPv4 address, or the IPv6 prefix as a
+/// network (`2001:db8:1:2::/64`).
+impl fmt::Display for AddressKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            AddressKey::V4(bits) => Ipv4Addr::from_bits(bits).fmt(f),
+            AddressKey::V6Prefix(prefix) => {
+                write!(f, "{}/64", Ipv6Addr::from_bits(u128::from(prefix) << 64))
+            }
+        }
+    }
+}
+
 /// Growing delays between attempts: the first `free` failures inside the
 /// window cost nothing; after that, the next attempt must wait
 /// `first_delay` after the latest failure, twice as long after each further
@@ -251,10 +267,29 @@ impl Backoff {
 
     /// Failures worth remembering: past these the delay is at its maximum
     /// anyway, which bounds each account's log.
-    fn remembered(&self) -> usize {
+    pub fn remembered(&self) -> usize {
         self.free.saturating_add(17)
     }
 }
+
+/// The three failed sign-in limits of [`SignInLimits`], for counting them
+/// elsewhere than in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignInRules {
+    /// Per account and address: a lockout.
+    pub per_account_and_address: Limit,
+    /// Per address, over every username.
+    pub per_address: Limit,
+    /// Per account, over every address: growing delays.
+    pub per_account: Backoff,
+}
+
+/// The limits of [`SignInLimits::default`].
+pub const SIGN_IN_RULES: SignInRules = SignInRules {
+    per_account_and_address: SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS,
+    per_address: SIGN_IN_FAILURES_PER_ADDRESS,
+    per_account: SIGN_IN_BACKOFF_PER_ACCOUNT,
+};
 
 /// Failed sign-in limits. Unknown usernames are counted exactly like real
 /// ones, so the limits reveal nothing about which names exist.
@@ -276,9 +311,9 @@ pub struct SignInLimits {
 impl Default for SignInLimits {
     fn default() -> SignInLimits {
         SignInLimits::new(
-            SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS,
-            SIGN_IN_FAILURES_PER_ADDRESS,
-            SIGN_IN_BACKOFF_PER_ACCOUNT,
+            SIGN_IN_RULES.per_account_and_address,
+            SIGN_IN_RULES.per_address,
+            SIGN_IN_RULES.per_account,
         )
     }
 }
@@ -580,6 +615,20 @@ mod tests {
         // No IPv6 prefix collides with an IPv4 address.
         let low = IpAddr::V6(Ipv6Addr::from_bits(u128::from(u32::MAX)));
         assert_ne!(AddressKey::from(low), AddressKey::from(v4));
+    }
+
+    #[test]
+    fn address_keys_read_as_addresses_and_networks() {
+        let cases = [
+            ("198.51.100.7", "198.51.100.7"),
+            ("::ffff:198.51.100.7", "198.51.100.7"),
+            ("2001:db8:1:2:ffff::9", "2001:db8:1:2::/64"),
+            ("::1", "::/64"),
+        ];
+        for (address, key) in cases {
+            let address: IpAddr = address.parse().unwrap();
+            assert_eq!(AddressKey::from(address).to_string(), key);
+        }
     }
 
     #[test]

@@ -19,8 +19,9 @@ use serde::Deserialize;
 use serde_json::json;
 use uuid::Uuid;
 
+use super::account_limits::{AccountLimits, Refusal};
 use super::password::{Password, PasswordHasher};
-use super::rate_limit::{AddressKey, RateLimiter, RetryAfter, SIGN_UPS_PER_ADDRESS, SignInLimits};
+use super::rate_limit::RetryAfter;
 use super::session::{SESSION_COOKIE, Session, Sessions};
 use super::sign_in::{SignInError, sign_in};
 use super::username::Username;
@@ -44,8 +45,9 @@ pub struct Accounts {
     hasher: PasswordHasher,
     sessions: Arc<Sessions>,
     guests: GuestTokens,
-    sign_in_limits: Arc<SignInLimits>,
-    sign_up_limits: Arc<RateLimiter<AddressKey>>,
+    /// Failed sign-ins and sign-ups: in the store on Postgres, so that
+    /// every node counts the same attempts.
+    limits: Arc<AccountLimits>,
     secure_cookies: bool,
 }
 
@@ -69,12 +71,11 @@ impl Accounts {
         secure_cookies: bool,
     ) -> Accounts {
         Accounts {
+            limits: Arc::new(AccountLimits::for_store(&store)),
             store,
             hasher,
             sessions: Arc::new(sessions),
             guests,
-            sign_in_limits: Arc::new(SignInLimits::default()),
-            sign_up_limits: Arc::new(RateLimiter::new(SIGN_UPS_PER_ADDRESS)),
             secure_cookies,
         }
     }
@@ -294,9 +295,13 @@ async fn sign_up(
         )
     })?;
     accounts
-        .sign_up_limits
-        .hit(AddressKey::from(address), Instant::now())
-        .map_err(Failure::TooMany)?;
+        .limits
+        .sign_up(address, Instant::now())
+        .await
+        .map_err(|refusal| match refusal {
+            Refusal::TooMany(retry) => Failure::TooMany(retry),
+            Refusal::Store(error) => internal(error).into(),
+        })?;
     let player_id = accounts
         .guests
         .from_headers(&headers)
@@ -368,7 +373,7 @@ async fn sign_in_route(
         .map_err(internal)?;
     let signed_in = match sign_in(
         &accounts.hasher,
-        &accounts.sign_in_limits,
+        &accounts.limits,
         &username,
         &password,
         account.as_ref(),
@@ -381,6 +386,7 @@ async fn sign_in_route(
         Err(SignInError::InvalidCredentials) => return Err(invalid_credentials()),
         Err(SignInError::TooManyAttempts(retry)) => return Err(Failure::TooMany(retry)),
         Err(SignInError::Hashing(error)) => return Err(internal(error).into()),
+        Err(SignInError::Store(error)) => return Err(internal(error).into()),
     };
     let Some(account) = account else {
         return Err(invalid_credentials());
@@ -451,7 +457,7 @@ async fn change_password(
     let current = Password::parse(change.current_password).map_err(|_| invalid_credentials())?;
     match sign_in(
         &accounts.hasher,
-        &accounts.sign_in_limits,
+        &accounts.limits,
         &username,
         &current,
         Some(&account),
@@ -464,6 +470,7 @@ async fn change_password(
         Err(SignInError::InvalidCredentials) => return Err(invalid_credentials()),
         Err(SignInError::TooManyAttempts(retry)) => return Err(Failure::TooMany(retry)),
         Err(SignInError::Hashing(error)) => return Err(internal(error).into()),
+        Err(SignInError::Store(error)) => return Err(internal(error).into()),
     }
     let hash = accounts
         .hasher

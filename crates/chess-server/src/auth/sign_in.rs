@@ -12,10 +12,11 @@ use std::time::Instant;
 
 use uuid::Uuid;
 
+use super::account_limits::{AccountLimits, Refusal};
 use super::password::{HashingError, Password, PasswordHash, PasswordHasher, Verification};
-use super::rate_limit::{RetryAfter, SignInLimits};
+use super::rate_limit::RetryAfter;
 use super::username::Username;
-use crate::store::AccountRow;
+use crate::store::{AccountRow, StoreError};
 
 /// A successful sign-in.
 #[derive(Debug, PartialEq, Eq)]
@@ -39,6 +40,18 @@ pub enum SignInError {
     /// The hashing machinery failed (not the person's fault).
     #[error(transparent)]
     Hashing(#[from] HashingError),
+    /// The database could not count the attempt.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<Refusal> for SignInError {
+    fn from(refusal: Refusal) -> SignInError {
+        match refusal {
+            Refusal::TooMany(retry) => SignInError::TooManyAttempts(retry),
+            Refusal::Store(error) => SignInError::Store(error),
+        }
+    }
 }
 
 /// Decides a sign-in of `username` with `password` from `address`, given the
@@ -48,31 +61,31 @@ pub enum SignInError {
 /// [`SignInError::TooManyAttempts`] before any hashing when a limit is
 /// reached; [`SignInError::InvalidCredentials`] for an unknown user or a
 /// wrong password (counted against both limits);
-/// [`SignInError::Hashing`] if Argon2 fails.
+/// [`SignInError::Hashing`] if Argon2 fails; [`SignInError::Store`] if the
+/// limits' database does.
 pub async fn sign_in(
     hasher: &PasswordHasher,
-    limits: &SignInLimits,
+    limits: &AccountLimits,
     username: &Username,
     password: &Password,
     account: Option<&AccountRow>,
     address: IpAddr,
     now: Instant,
 ) -> Result<SignedIn, SignInError> {
-    let key = username.key();
-    limits.check(&key, address, now)?;
+    let attempt = limits.begin_sign_in(&username.key(), address, now).await?;
     let verdict = hasher
         .verify(password, account.map(|account| &account.password_hash))
         .await?;
     match (verdict, account) {
         (Verification::Match { upgraded }, Some(account)) => {
-            limits.succeeded(&key, address);
+            attempt.succeeded().await;
             Ok(SignedIn {
                 player_id: account.player_id,
                 upgraded_hash: upgraded,
             })
         }
         _ => {
-            limits.failed(&key, address, now);
+            attempt.failed();
             Err(SignInError::InvalidCredentials)
         }
     }
@@ -86,7 +99,7 @@ mod tests {
     use argon2::Params;
 
     use super::*;
-    use crate::auth::rate_limit::{Backoff, Limit};
+    use crate::auth::rate_limit::{Backoff, Limit, SIGN_UPS_PER_ADDRESS, SignInLimits};
 
     const ADDRESS: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
 
@@ -94,7 +107,7 @@ mod tests {
         PasswordHasher::new(Params::new(64, t_cost, 1, None).unwrap(), 2).unwrap()
     }
 
-    fn limits() -> SignInLimits {
+    fn limits() -> AccountLimits {
         let limit = Limit {
             max: 3,
             window: Duration::from_secs(60),
@@ -105,7 +118,10 @@ mod tests {
             first_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(1),
         };
-        SignInLimits::new(limit, Limit { max: 10, ..limit }, no_delays)
+        AccountLimits::in_memory(
+            SignInLimits::new(limit, Limit { max: 10, ..limit }, no_delays),
+            SIGN_UPS_PER_ADDRESS,
+        )
     }
 
     fn password(raw: &str) -> Password {

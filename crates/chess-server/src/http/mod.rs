@@ -6,12 +6,15 @@
 //!   WebSocket upgrades handed to [`crate::ws`];
 //! - [`error`]: `ApiError`, a stable code and message per refusal;
 //! - [`extract`]: JSON bodies and client addresses, for every route;
+//! - [`forwarded`]: the trusted proxies and the header walk that finds a
+//!   client's address behind them;
 //! - [`security`]: security headers and the `Origin` check on state changes;
 //! - [`summary`], [`pgn`]: game lists and PGN export with `[%clk]`;
 //! - [`web`]: the web client, built into the binary.
 
 pub mod error;
 pub mod extract;
+pub mod forwarded;
 pub mod pgn;
 pub mod routes;
 pub mod security;

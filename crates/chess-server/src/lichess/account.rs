@@ -3,7 +3,7 @@
 //! `POST /api/bot/account/upgrade`.
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -12,6 +12,7 @@ use serde_json::json;
 use super::auth::{ApiUser, authenticate, bearer};
 use super::reply::{ApiFailure, ok};
 use super::shapes::RATING;
+use crate::http::extract::ClientAddress;
 use crate::state::AppState;
 
 /// Lichess's account object.
@@ -50,13 +51,7 @@ pub async fn bearer_account(
     {
         return next.run(request).await;
     }
-    let address = request
-        .extensions()
-        .get::<ConnectInfo<std::net::SocketAddr>>()
-        .map_or(
-            std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
-            |info| info.0.ip(),
-        );
+    let ClientAddress(address) = ClientAddress::of(request.extensions(), request.headers());
     // Only the headers are needed (a request body is not `Sync`).
     let headers = request.headers().clone();
     drop(request);

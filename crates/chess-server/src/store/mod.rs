@@ -335,6 +335,7 @@ mod accounts;
 mod batch;
 mod challenges;
 mod ledger;
+pub mod limits;
 mod nodes;
 mod tokens;
 mod transaction;

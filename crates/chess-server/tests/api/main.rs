@@ -8,6 +8,7 @@
 mod helpers;
 
 mod accounts;
+mod accounts_limits;
 mod accounts_router;
 mod accounts_store;
 mod bad_input;

@@ -1,8 +1,12 @@
 //! Several nodes on one Postgres: players, spectators and lobby watchers on
-//! different nodes play together, live. (SQLite is one node by design.)
+//! different nodes play together, live, and the limits that protect
+//! accounts count every node's attempts. (SQLite is one node by design.)
 
 use std::time::Duration;
 
+use chess_server::auth::rate_limit::{
+    SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS, SIGN_UPS_PER_ADDRESS,
+};
 use serde_json::{Value, json};
 
 use crate::helpers::{
@@ -440,4 +444,57 @@ async fn a_seek_made_on_one_node_is_seen_and_taken_on_another() {
     assert_eq!(started["game_id"], body["game_id"], "{started}");
     let removed = within(&mut bob_lobby, "seek_removed", "the taken seek").await;
     assert_eq!(removed["seek_id"], seek_id.as_str());
+}
+
+/// A sign-in of Magnus on `node` with `password`: the status.
+async fn sign_in(node: &TestApp, password: &str) -> u16 {
+    let body = json!({ "username": "Magnus", "password": password });
+    node.request("POST", "/api/account/sign-in", &[], Some(body))
+        .await
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_sign_ins_and_sign_ups_on_two_nodes_count_together() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let both = [&a, b];
+    let owner = a.guest().await;
+    a.sign_up(&owner, "Magnus").await;
+
+    // Wrong passwords from one address, taking turns between the nodes:
+    // the account is locked for that address after as many as on one
+    // node, on both nodes, even for the right password.
+    let lockout = SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS.max;
+    for attempt in 0..lockout {
+        let node = both[attempt % 2];
+        assert_eq!(sign_in(node, "wrong horse").await, 401, "attempt {attempt}");
+    }
+    for node in both {
+        assert_eq!(sign_in(node, "correct horse").await, 429);
+    }
+
+    // Sign-ups from one address, the first above included: as many as one
+    // node allows, then refused on both.
+    for n in 1..SIGN_UPS_PER_ADDRESS.max {
+        let node = both[n % 2];
+        let guest = node.guest().await;
+        node.sign_up(&guest, &format!("player{n}")).await;
+    }
+    for (n, node) in both.into_iter().enumerate() {
+        let guest = node.guest().await;
+        let body = json!({ "username": format!("late{n}"), "password": "correct horse" });
+        let (status, reply) = node
+            .send(
+                "POST",
+                "/api/account/sign-up",
+                Some(&guest.cookie),
+                Some(body.to_string()),
+            )
+            .await;
+        assert_eq!(status, 429, "{reply}");
+    }
 }

@@ -1,6 +1,7 @@
 //! What protects browsers and the server: security headers on every
 //! response, state-changing requests only from allowed origins, `Secure`
-//! cookies over HTTPS, and a bound on how fast one address mints guests.
+//! cookies over HTTPS, a bound on how fast one address mints guests, and
+//! client addresses taken from a trusted proxy's `X-Forwarded-For` only.
 
 use serde_json::{Value, json};
 
@@ -204,5 +205,123 @@ on_both_backends!(
             (status, me["id"].as_str()),
             (200, Some(existing.id.as_str()))
         );
+    }
+);
+
+/// `app` restarted with 127.0.0.1 (where the test's requests come from)
+/// as a trusted proxy, or not, and two new guests per address an hour.
+async fn behind_a_proxy(app: TestApp, trusted: bool) -> TestApp {
+    let mut settings = app.settings.clone();
+    settings.new_guests_per_address_per_hour = 2;
+    settings.trusted_proxies = if trusted {
+        vec!["127.0.0.1".parse().expect("an address")]
+    } else {
+        Vec::new()
+    };
+    app.restart_with(settings).await
+}
+
+/// `GET /api/me` without a cookie, with `X-Forwarded-For: forwarded`
+/// (none when empty): the status.
+async fn new_guest_from(app: &TestApp, forwarded: &str) -> u16 {
+    let headers: &[(&str, &str)] = if forwarded.is_empty() {
+        &[]
+    } else {
+        &[("x-forwarded-for", forwarded)]
+    };
+    app.request("GET", "/api/me", headers, None)
+        .await
+        .status()
+        .as_u16()
+}
+
+on_both_backends!(
+    a_trusted_proxys_forwarded_address_is_the_client,
+    |app: TestApp| async move {
+        let app = behind_a_proxy(app, true).await;
+        // Each client behind the proxy has a budget of its own...
+        for client in ["203.0.113.1", "203.0.113.2"] {
+            for _ in 0..2 {
+                assert_eq!(new_guest_from(&app, client).await, 200, "{client}");
+            }
+        }
+        assert_eq!(new_guest_from(&app, "203.0.113.1").await, 429);
+        // ...which entries it prepends itself do not change: the walk takes
+        // the rightmost address that is not a trusted proxy.
+        for spoofed in [
+            "198.51.100.7, 203.0.113.1",
+            "127.0.0.1, 203.0.113.1",
+            "junk, 203.0.113.1",
+        ] {
+            assert_eq!(new_guest_from(&app, spoofed).await, 429, "{spoofed}");
+        }
+        // A chain of trusted proxies reaches the client behind them.
+        assert_eq!(new_guest_from(&app, "203.0.113.1, 127.0.0.1").await, 429);
+        // The proxy's own requests (no header) are its own.
+        assert_eq!(new_guest_from(&app, "").await, 200);
+
+        // Sign-in: a guesser behind the proxy is locked out of the account
+        // from their address, not everyone behind the proxy.
+        let owner = app.guest().await;
+        app.sign_up(&owner, "Magnus").await;
+        let sign_in = |password: &'static str, client: &'static str| {
+            let app = &app;
+            async move {
+                let body = json!({ "username": "Magnus", "password": password });
+                app.request(
+                    "POST",
+                    "/api/account/sign-in",
+                    &[("x-forwarded-for", client)],
+                    Some(body),
+                )
+                .await
+                .status()
+                .as_u16()
+            }
+        };
+        for _ in 0..5 {
+            assert_eq!(sign_in("wrong horse", "203.0.113.66").await, 401);
+        }
+        assert_eq!(sign_in("correct horse", "203.0.113.66").await, 429);
+        assert_eq!(sign_in("correct horse", "203.0.113.1").await, 200);
+
+        // The lichess API's bad tokens are counted per client too.
+        let bad_token = |client: &'static str| {
+            let app = &app;
+            async move {
+                app.request(
+                    "GET",
+                    "/api/account",
+                    &[
+                        ("authorization", "Bearer lip_wrong"),
+                        ("x-forwarded-for", client),
+                    ],
+                    None,
+                )
+                .await
+                .status()
+                .as_u16()
+            }
+        };
+        for _ in 0..20 {
+            assert_eq!(bad_token("203.0.113.99").await, 401);
+        }
+        assert_eq!(bad_token("203.0.113.99").await, 429);
+        assert_eq!(bad_token("203.0.113.98").await, 401);
+    }
+);
+
+on_both_backends!(
+    an_untrusted_peers_forwarded_address_is_ignored,
+    |app: TestApp| async move {
+        let app = behind_a_proxy(app, false).await;
+        // Every request comes from 127.0.0.1, whatever it claims.
+        assert_eq!(new_guest_from(&app, "203.0.113.1").await, 200);
+        assert_eq!(new_guest_from(&app, "203.0.113.2").await, 200);
+        assert_eq!(new_guest_from(&app, "203.0.113.3").await, 429);
+        let forwarded = app
+            .request("GET", "/api/me", &[("forwarded", "for=203.0.113.4")], None)
+            .await;
+        assert_eq!(forwarded.status(), 429);
     }
 );

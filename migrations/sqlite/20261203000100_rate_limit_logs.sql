@@ -1,0 +1,6 @@
+-- nothing on sqlite. postgres counts failed sign-ins and sign-ups in
+-- rate_limit_logs so that every node sharing the database counts the same
+-- attempts; sqlite serves one node, which counts them in its memory
+-- (crates/chess-server/src/auth/account_limits.rs): exact, and no write on
+-- the one connection the node's games are written through. this file keeps
+-- the two folders' versions in step.
