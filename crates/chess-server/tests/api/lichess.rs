@@ -1112,7 +1112,11 @@ on_both_backends!(
                 "POST",
                 "/api/challenge/bob",
                 Some(&alice.token),
-                &[("clock.limit", "300"), ("clock.increment", "2")],
+                &[
+                    ("clock.limit", "300"),
+                    ("clock.increment", "2"),
+                    ("color", "white"),
+                ],
             )
             .await;
         assert_eq!(status, 200, "{created}");
@@ -1561,7 +1565,11 @@ on_both_backends!(
                 "POST",
                 &format!("/api/challenge/{}", bob.web.name),
                 Some(&alice.token),
-                &[("clock.limit", "300"), ("clock.increment", "2")],
+                &[
+                    ("clock.limit", "300"),
+                    ("clock.increment", "2"),
+                    ("color", "white"),
+                ],
             )
             .await;
         assert_eq!(status, 200, "{created}");
