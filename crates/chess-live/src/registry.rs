@@ -188,6 +188,11 @@ impl Registry {
         self.lock_games().len()
     }
 
+    /// How full the node's writer queue is (0 to 1; see [`Writer::backlog`]).
+    pub fn writer_backlog(&self) -> f64 {
+        self.context.writer.backlog()
+    }
+
     /// Stores a new player (an existing id is left unchanged) with the
     /// node's next group commit.
     ///

@@ -146,6 +146,14 @@ impl Writer {
         (Writer { queue, stop }, task)
     }
 
+    /// How full the writer's queue is, as a share of its room (0 to 1):
+    /// past 1 every change is refused `busy`.
+    pub fn backlog(&self) -> f64 {
+        let room = self.queue.max_capacity();
+        let waiting = room.saturating_sub(self.queue.capacity());
+        waiting as f64 / room.max(1) as f64
+    }
+
     /// Commits what is queued, then stops: later writes are refused with
     /// [`WriteError::Stopped`].
     pub fn stop(&self) {

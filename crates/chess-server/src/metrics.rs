@@ -57,7 +57,20 @@ struct Inner {
     socket_closes: Family<SocketCloseLabels, Counter>,
     wal_checkpoints: Counter,
     wal_pages: Gauge,
+    runtime_lag: Gauge<f64, std::sync::atomic::AtomicU64>,
+    writer_queue: Gauge<f64, std::sync::atomic::AtomicU64>,
+    busy: Gauge,
+    busy_refusals: Family<BusyRefusalLabels, Counter>,
 }
+
+/// The label of `chess_busy_refusals_total`: which limit refused.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BusyRefusalLabels {
+    limit: &'static str,
+}
+
+/// Every `limit` of `chess_busy_refusals_total`.
+const BUSY_LIMITS: [&str; 3] = ["pressure", "creations", "sockets"];
 
 /// Why a game socket ended, the label of `chess_game_socket_closes_total`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
@@ -155,6 +168,10 @@ impl Metrics {
             socket_closes: Family::default(),
             wal_checkpoints: Counter::default(),
             wal_pages: Gauge::default(),
+            runtime_lag: Gauge::default(),
+            writer_queue: Gauge::default(),
+            busy: Gauge::default(),
+            busy_refusals: Family::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -235,6 +252,35 @@ impl Metrics {
              it starts over from 0 once every page is copied into the database file",
             inner.wal_pages.clone(),
         );
+        registry.register(
+            "runtime_lag_seconds",
+            "How late the node runs a task that is ready, sustained over half a second \
+             (the pressure probe): the node's own lateness, which every socket feels",
+            inner.runtime_lag.clone(),
+        );
+        registry.register(
+            "writer_queue_fill",
+            "How full the node's writer queue is, 0 to 1 (WRITE_QUEUE): past 1 moves are \
+             refused busy; from 0.5 new games are",
+            inner.writer_queue.clone(),
+        );
+        registry.register(
+            "busy",
+            "1 while the node refuses new games and seeks to keep up with the games in play \
+             (sustained runtime lateness past BUSY_LAG_MS, or the writer's queue half full)",
+            inner.busy.clone(),
+        );
+        registry.register(
+            "busy_refusals",
+            "Requests refused 429 busy, by the limit that refused them: pressure (new games \
+             while the node is busy), creations (too many at once), sockets (the socket cap)",
+            inner.busy_refusals.clone(),
+        );
+        for limit in BUSY_LIMITS {
+            let _ = inner
+                .busy_refusals
+                .get_or_create(&BusyRefusalLabels { limit });
+        }
         // Every label starts at zero, so a family is scraped before its first
         // count and `rate()` over it reads 0 rather than nothing.
         for kind in StoreErrorKind::ALL {
@@ -318,6 +364,22 @@ impl Metrics {
     pub fn wal_checkpointed(&self, log_pages: i64) {
         self.inner.wal_checkpoints.inc();
         self.inner.wal_pages.set(log_pages);
+    }
+
+    /// The pressure probe's reading: the runtime's sustained lateness, how
+    /// full the writer's queue is, and whether the node refuses new games.
+    pub fn pressure(&self, lag: Duration, writer_queue: f64, busy: bool) {
+        self.inner.runtime_lag.set(lag.as_secs_f64());
+        self.inner.writer_queue.set(writer_queue);
+        self.inner.busy.set(i64::from(busy));
+    }
+
+    /// A request refused `429 busy` by `limit` (one of [`BUSY_LIMITS`]).
+    pub fn busy_refusal(&self, limit: &'static str) {
+        self.inner
+            .busy_refusals
+            .get_or_create(&BusyRefusalLabels { limit })
+            .inc();
     }
 
     /// A failed database operation, counted by what it means.

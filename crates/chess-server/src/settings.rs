@@ -113,9 +113,11 @@ pub struct Settings {
     #[arg(long, env = "WS_RATE_BURST", default_value_t = 40)]
     pub ws_rate_burst: u32,
 
-    /// Milliseconds a game socket may stay silent (no message, no answer to
-    /// the server's pings, sent three times in this window) before it is taken as lost, as
-    /// when a phone loses its signal without closing the connection.
+    /// Milliseconds a game socket may leave the server's ping unanswered (no
+    /// message, no pong) before it is taken as lost, as when a phone loses
+    /// its signal without closing the connection. Counted from the ping, and
+    /// an answer the server had not read yet counts: a busy server does not
+    /// close sockets for its own lateness.
     #[arg(long, env = "WS_SILENCE_TIMEOUT_MS", default_value_t = 5_000)]
     pub ws_silence_timeout_ms: u64,
 
@@ -160,6 +162,14 @@ pub struct Settings {
     /// they are refused with `429 busy` (a slow database otherwise piles them up).
     #[arg(long, env = "MAX_CONCURRENT_CREATIONS", default_value_t = 64)]
     pub max_concurrent_creations: usize,
+
+    /// Milliseconds late the node may run ready tasks, sustained over half a
+    /// second, before it refuses new games and seeks with `429 busy` so that
+    /// the games in play keep their time (sockets of games in play are still
+    /// accepted); 0 never refuses for lateness. A writer queue half full
+    /// refuses them too, whatever this says.
+    #[arg(long, env = "BUSY_LAG_MS", default_value_t = 250)]
+    pub busy_lag_ms: u64,
 }
 
 impl Settings {
@@ -200,6 +210,7 @@ impl fmt::Debug for Settings {
             .field("write_queue", &self.write_queue)
             .field("commit_linger_us", &self.commit_linger_us)
             .field("max_concurrent_creations", &self.max_concurrent_creations)
+            .field("busy_lag_ms", &self.busy_lag_ms)
             .finish()
     }
 }

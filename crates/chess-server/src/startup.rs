@@ -28,7 +28,7 @@ use crate::http::security::AllowedOrigins;
 use crate::lichess::streams::Lichess;
 use crate::lobby::Lobby;
 use crate::metrics::{self, Metrics};
-use crate::overload::Admission;
+use crate::overload::{Admission, Pressure};
 use crate::settings::{Secret, Settings};
 use crate::state::AppState;
 use crate::store::{self, Store, StoreError};
@@ -230,7 +230,17 @@ impl Application {
             web_dir: settings.web_dir.as_deref().map(Arc::from),
             metrics: metrics.clone(),
             lichess,
-            admission: Admission::new(max_sockets, settings.max_concurrent_creations),
+            admission: Admission::new(
+                max_sockets,
+                settings.max_concurrent_creations,
+                Pressure::start(
+                    std::time::Duration::from_millis(settings.busy_lag_ms),
+                    Some(Arc::clone(&registry)),
+                    metrics.clone(),
+                    shutdown.subscribe(),
+                ),
+                metrics.clone(),
+            ),
         };
         crate::lichess::relay::start(&state, &node_notices);
         let router = crate::http::routes::router(state.clone())

@@ -543,13 +543,19 @@ async fn game_socket(
     // Before any work: a node at its cap sheds the socket at once.
     let place = state.admission.socket()?;
     let player = viewer.map(|v| v.id);
-    let viewer = Viewer::open(&state.registry, game_id(&id)?, player)
+    // The game must exist; the socket attaches to it once upgraded, so that
+    // an owner busy with a slow commit does not hold up the upgrade.
+    let id = game_id(&id)?;
+    state
+        .registry
+        .get(id)
         .await?
         .ok_or_else(ApiError::game_not_found)?;
+    let registry = Arc::clone(&state.registry);
     let limits = state.socket_limits;
     let shutdown = state.registry.shutdown_signal();
     let session_ends = state.accounts.session_watch(&headers, player);
-    let span = tracing::info_span!("socket", game_id = %viewer.id());
+    let span = tracing::info_span!("socket", game_id = %id);
     let metrics = state.metrics.clone();
     Ok(upgrade
         // Far above the protocol's limit: bigger frames get a polite error
@@ -558,14 +564,24 @@ async fn game_socket(
         .read_buffer_size(SOCKET_BUFFER_BYTES)
         .write_buffer_size(GAME_SOCKET_WRITE_BATCH_BYTES)
         .on_upgrade(move |socket| async move {
-            let serve = crate::ws::game_socket::serve(
-                socket,
-                viewer,
-                limits,
-                shutdown,
-                session_ends,
-                metrics.clone(),
-            );
+            let serve = async {
+                match Viewer::open(&registry, id, player).await {
+                    Ok(Some(viewer)) => {
+                        crate::ws::game_socket::serve(
+                            socket,
+                            viewer,
+                            limits,
+                            shutdown,
+                            session_ends,
+                            metrics.clone(),
+                        )
+                        .await;
+                    }
+                    Ok(None) | Err(_) => {
+                        tracing::warn!("the game could not be reached; closing the socket");
+                    }
+                }
+            };
             tracing::Instrument::instrument(metrics.game_socket(serve), span).await;
             drop(place);
         }))

@@ -356,6 +356,8 @@ pub async fn accept(
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay])?;
+    // The game starts here: a node that cannot keep up takes none.
+    let _creating = state.admission.creation().map_err(ApiFailure::from)?;
     let challenge = answer(&state, &id, user.player_id, ChallengeAnswer::Accepted, None).await?;
     let players = async {
         let challenger = state.store.player(challenge.challenger.player_id).await?;
@@ -484,6 +486,7 @@ pub async fn seek(
     // Bots may seek here too (lichess lets only people seek): their seek is
     // in the web lobby, so people find a club's bots without a challenge UI.
     user.require(&[Scope::BoardPlay, Scope::BotPlay])?;
+    let _creating = state.admission.creation().map_err(ApiFailure::from)?;
     let fields = fields(&headers, &body)?;
     let color = common(&fields)?;
     let time_control = match (

@@ -69,6 +69,23 @@ impl From<StoreError> for ApiFailure {
     }
 }
 
+/// The node's own refusals in lichess's words: `429` with `Retry-After` for
+/// `busy`, else the failure as the API reports it.
+impl From<crate::http::error::ApiError> for ApiFailure {
+    fn from(error: crate::http::error::ApiError) -> ApiFailure {
+        match error {
+            crate::http::error::ApiError::Busy {
+                retry_after_seconds,
+                ..
+            } => ApiFailure::too_many(Duration::from_secs(u64::from(retry_after_seconds))),
+            crate::http::error::ApiError::Client {
+                status, message, ..
+            } => ApiFailure::new(status, message),
+            other => ApiFailure::internal(format!("{other:?}")),
+        }
+    }
+}
+
 impl From<chess_live::StoreError> for ApiFailure {
     fn from(error: chess_live::StoreError) -> ApiFailure {
         ApiFailure::internal(error)

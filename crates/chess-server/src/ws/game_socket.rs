@@ -130,6 +130,11 @@ struct Connection {
     ping_sent: Option<Instant>,
     /// When the client last sent anything.
     last_heard: Instant,
+    /// When the server first asked the client for a sign of life (a ping)
+    /// since it last heard from it: silence counts from then, not from the
+    /// last message, since a client cannot answer what it was not asked,
+    /// however late a busy server was to ask.
+    asked: Option<Instant>,
 }
 
 /// Completes when the account session a socket was opened with ends (see
@@ -156,6 +161,7 @@ pub async fn serve(
         rtt_sampled: None,
         ping_sent: None,
         last_heard: Instant::now(),
+        asked: None,
     };
     tracing::info!(seat = ?connection.viewer.seat(), "socket opened");
     let reason = connection.run(shutdown, session_ends).await;
@@ -180,7 +186,6 @@ impl Connection {
         loop {
             tokio::select! {
                 incoming = self.socket.recv() => {
-                    let handling = Instant::now();
                     match incoming {
                         Some(Ok(Message::Close(_))) | None => return SocketClose::Client,
                         Some(Ok(message)) => {
@@ -193,32 +198,49 @@ impl Connection {
                     if let Err(close) = self.send_waiting().await {
                         return close;
                     }
-                    self.not_silent_while_busy(handling);
                 }
                 received = self.viewer.recv() => {
-                    let handling = Instant::now();
                     if let Err(close) = self.on_received(received).await {
                         return close;
                     }
                     if let Err(close) = self.send_waiting().await {
                         return close;
                     }
-                    self.not_silent_while_busy(handling);
                 }
                 _ = ping.tick() => {
-                    if self.last_heard.elapsed() > self.limits.silence_timeout {
-                        // No pong, no message: the connection is gone even
-                        // though no close arrived. Say so, in case the client
-                        // is only slow (it then knows why and reconnects);
-                        // a dead peer cannot hold the task past a short wait.
-                        tracing::info!("the client went silent; closing its socket");
-                        let close = self.socket.send(close_frame(CLOSE_SILENT, "no answer to pings"));
-                        let _ = tokio::time::timeout(SILENT_CLOSE_WAIT, close).await;
-                        return SocketClose::Silent;
+                    if self.asked.is_some_and(|asked| asked.elapsed() > self.limits.silence_timeout) {
+                        match self.unread_answer() {
+                            // The client did answer: the server was late to
+                            // read it (busy with a commit, short of CPU).
+                            Some(Some(Ok(message))) => {
+                                if !self.on_frame(message).await {
+                                    return SocketClose::Error;
+                                }
+                                if let Err(close) = self.send_waiting().await {
+                                    return close;
+                                }
+                                continue;
+                            }
+                            Some(None) => return SocketClose::Client,
+                            Some(Some(Err(_))) => return SocketClose::Error,
+                            None => {
+                                // Asked, and nothing came back: the connection
+                                // is gone even though no close arrived. Say
+                                // so, in case the client is only slow (it then
+                                // knows why and reconnects); a dead peer cannot
+                                // hold the task past a short wait.
+                                tracing::info!("the client went silent; closing its socket");
+                                let close = self.socket.send(close_frame(CLOSE_SILENT, "no answer to pings"));
+                                let _ = tokio::time::timeout(SILENT_CLOSE_WAIT, close).await;
+                                return SocketClose::Silent;
+                            }
+                        }
                     }
                     let rtt_sampled_ago = self.rtt_sampled.map(|at| at.elapsed());
                     if ping_due(self.last_heard.elapsed(), rtt_sampled_ago, every) {
-                        self.ping_sent = Some(Instant::now());
+                        let now = Instant::now();
+                        self.ping_sent = Some(now);
+                        self.asked.get_or_insert(now);
                         if self.socket.send(Message::Ping(Vec::new().into())).await.is_err() {
                             return SocketClose::Error;
                         }
@@ -238,13 +260,14 @@ impl Connection {
         }
     }
 
-    /// Stops the silence clock for the time since `handling` began. While
-    /// a frame or a broadcast is handled the connection reads nothing (a
-    /// move waits for its commit, as long as the database takes; a full
-    /// state waits for the game's owner): what the client sent meanwhile,
-    /// its pongs too, is unread, not missing.
-    fn not_silent_while_busy(&mut self, handling: Instant) {
-        self.last_heard = (self.last_heard + handling.elapsed()).min(Instant::now());
+    /// A frame the client sent that the connection has not read yet, if one
+    /// is waiting (`None`: nothing is). While a frame or a broadcast is
+    /// handled the connection reads nothing (a move waits for its commit, a
+    /// full state for the game's owner), and a server short of CPU runs the
+    /// connection late: what the client sent meanwhile, its pongs too, is
+    /// unread, not missing.
+    fn unread_answer(&mut self) -> Option<Option<Result<Message, axum::Error>>> {
+        futures_util::FutureExt::now_or_never(self.socket.recv())
     }
 
     /// Queues `message` on the connection; it leaves with the next flush
@@ -319,6 +342,7 @@ impl Connection {
     /// Handles one frame; `false` ends the connection.
     async fn on_frame(&mut self, message: Message) -> bool {
         self.last_heard = Instant::now();
+        self.asked = None;
         match message {
             Message::Text(text) => self.on_text(text.as_str()).await,
             Message::Binary(_) => {

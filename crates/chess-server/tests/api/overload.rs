@@ -312,3 +312,95 @@ async fn a_new_connection_opens_while_another_holds_the_write_lock() {
     // milliseconds), with room for a slow machine.
     assert!(took < Duration::from_secs(4), "the read took {took:?}");
 }
+
+on_both_backends!(
+    a_node_that_cannot_keep_up_refuses_new_games_before_the_games_in_play,
+    |app: TestApp| async move {
+        let mut settings = app.settings.clone();
+        settings.write_queue = Some(4);
+        settings.metrics_listen = Some("127.0.0.1:0".parse().expect("an address"));
+        let app = app.restart_with(settings).await;
+        let mut sockets = Vec::new();
+        let mut games = Vec::new();
+        for _ in 0..4 {
+            let (white, black) = (app.guest().await, app.guest().await);
+            let game = app.online_game(&white, &black, clock(300_000, 0)).await;
+            let mut socket = app.socket(&game, Some(&white)).await;
+            socket.hello().await;
+            sockets.push(socket);
+            games.push((game, black));
+        }
+        let creator = app.guest().await;
+
+        // The database stops answering: one move waits on it, the others
+        // fill the writer's queue past half.
+        let lock = WriteLock::take(&app).await;
+        for socket in &mut sockets {
+            socket
+                .send(json!({ "type": "move", "uci": "e2e4", "ply": 0 }))
+                .await;
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let (_, text) = app.scrape_metrics().await;
+            if crate::helpers::sample(&text, "chess_writer_queue_fill") >= Some(0.5) {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{text}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let refused = app
+            .request(
+                "POST",
+                "/api/challenges",
+                &[("cookie", &creator.cookie)],
+                Some(json!({ "time_control": clock(180_000, 0), "color": "white" })),
+            )
+            .await;
+        assert_eq!(
+            refused.status().as_u16(),
+            429,
+            "a new game was still accepted"
+        );
+        assert_eq!(
+            refused
+                .headers()
+                .get("retry-after")
+                .and_then(|value| value.to_str().ok()),
+            Some("5")
+        );
+        let body: Value = refused.json().await.expect("a json body");
+        assert_eq!(body["error"]["code"], "busy", "{body}");
+        // A player of a game in play still gets in (a reconnect, a reload):
+        // the socket is admitted, and its state comes once the game's
+        // owner has its commit back.
+        let (game, black) = &games[0];
+        let mut black_socket = app.socket(game, Some(black)).await;
+        let (_, text) = app.scrape_metrics().await;
+        assert!(
+            crate::helpers::sample(&text, "chess_busy_refusals_total{limit=\"pressure\"}")
+                >= Some(1.0),
+            "{text}"
+        );
+
+        // The database answers again; the queue empties: new games are welcome.
+        lock.release().await;
+        black_socket.hello().await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let (status, body) = app
+                .post(
+                    "/api/challenges",
+                    &creator,
+                    json!({ "time_control": clock(180_000, 0), "color": "white" }),
+                )
+                .await;
+            if status == 201 {
+                break;
+            }
+            assert_eq!(status, 429, "{body}");
+            assert!(std::time::Instant::now() < deadline, "still busy: {body}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+);
