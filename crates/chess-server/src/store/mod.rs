@@ -21,6 +21,7 @@
 mod connect;
 mod live;
 mod rows;
+mod sql;
 mod sqlite_writer;
 
 pub use rows::SeekRow;
