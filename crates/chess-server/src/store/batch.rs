@@ -18,8 +18,9 @@
 //! and on Postgres a game another node moved on) goes statement by
 //! statement, where the reward ledger settles rewards.
 //!
-//! On Postgres both ways run the same statements, from [`super::sql`]: the
-//! functions `chess_commit_batch` calls, each called here on its own.
+//! Both ways run the same statements, from [`super::sql`]: on Postgres the
+//! functions `chess_commit_batch` calls, each called here on its own; on
+//! SQLite the texts the writer's own connection runs, run here by sqlx.
 
 use std::time::Instant;
 
@@ -29,7 +30,7 @@ use uuid::Uuid;
 
 use super::sql::{
     ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
-    postgres,
+    postgres, sqlite,
 };
 use super::{
     Backend, HELD_WRITER_IDLE_CHECK, HeldConnection, Result, Store, StoreError, Transaction,
@@ -134,8 +135,8 @@ impl Store {
             let write = &writes[index];
             let game = &write.row;
             if let Some(keep) = write.keep_moves {
-                with_conn!(tx, conn => {
-                    sqlx::query("delete from moves where game_id = $1 and ply >= $2")
+                with_conn!(tx, conn, sql => {
+                    sqlx::query(sql::DELETE_MOVES_FROM)
                         .bind(game.id.to_string())
                         .bind(i64::from(keep))
                         .execute(&mut *conn)
@@ -383,14 +384,16 @@ async fn write_setup(tx: &mut Transaction, batch: &Batch) -> Result<Vec<bool>> {
     match tx.backend() {
         Backend::Sqlite(tx) => {
             for player in players {
-                insert_player_query!(player).execute(&mut **tx).await?;
+                PlayerColumns::bind_sqlite(player, sqlx::query(sqlite::INSERT_PLAYER))
+                    .execute(&mut **tx)
+                    .await?;
             }
             for game in &batch.games {
-                insert_game_query!(game).execute(&mut **tx).await?;
+                insert_game_on_sqlite(tx, game).await?;
             }
             let mut claimed = Vec::with_capacity(batch.claims.len());
             for claim in &batch.claims {
-                let rows = claim_seat_query!(claim)
+                let rows = ClaimColumns::bind_sqlite(claim, sqlx::query(sqlite::CLAIM_SEAT))
                     .execute(&mut **tx)
                     .await?
                     .rows_affected();
@@ -423,6 +426,15 @@ async fn write_setup(tx: &mut Transaction, batch: &Batch) -> Result<Vec<bool>> {
     }
 }
 
+/// A new game on SQLite through sqlx: a set-up's, or a rematch's in its
+/// savepoint.
+async fn insert_game_on_sqlite(tx: &mut sqlx::SqliteConnection, game: &GameRow) -> Result<()> {
+    NewGameColumns::bind_sqlite(game, sqlx::query(sqlite::INSERT_GAME))
+        .execute(tx)
+        .await?;
+    Ok(())
+}
+
 /// The compare-and-set of a game whose change starts `rematch`; `false` if
 /// the stored version had moved on and nothing was written. The rematch row
 /// must exist before the old game points at it; a savepoint takes it back if
@@ -432,11 +444,12 @@ async fn write_with_rematch(
     write: &GameWrite,
     rematch: &GameRow,
 ) -> Result<bool> {
+    let update = GameUpdate::of(write);
     let updated = match tx.backend() {
         Backend::Sqlite(tx) => {
             let mut step = tx.begin().await?;
-            insert_game_query!(rematch).execute(&mut *step).await?;
-            let updated = update_game_query!(write.row, write.expected_version)
+            insert_game_on_sqlite(&mut step, rematch).await?;
+            let updated = GameColumns::bind_sqlite(&update, sqlx::query(sqlite::UPDATE_GAME))
                 .execute(&mut *step)
                 .await?
                 .rows_affected()
@@ -450,7 +463,7 @@ async fn write_with_rematch(
                 .bind(sqlx::query(postgres::INSERT_GAMES))
                 .execute(&mut *step)
                 .await?;
-            let updated = !updated_ids_on_postgres(&mut step, &[GameUpdate::of(write)])
+            let updated = !updated_ids_on_postgres(&mut step, &[update])
                 .await?
                 .is_empty();
             finish_step(step, updated).await?;
@@ -481,11 +494,12 @@ async fn update_games(tx: &mut Transaction, writes: &[&GameWrite]) -> Result<Vec
     if writes.is_empty() {
         return Ok(Vec::new());
     }
+    let updates: Vec<GameUpdate<'_>> = writes.iter().map(|write| GameUpdate::of(write)).collect();
     match tx.backend() {
         Backend::Sqlite(tx) => {
             let mut ids = Vec::new();
-            for write in writes {
-                let updated = update_game_query!(write.row, write.expected_version)
+            for (write, update) in writes.iter().zip(&updates) {
+                let updated = GameColumns::bind_sqlite(update, sqlx::query(sqlite::UPDATE_GAME))
                     .execute(&mut **tx)
                     .await?
                     .rows_affected();
@@ -495,11 +509,7 @@ async fn update_games(tx: &mut Transaction, writes: &[&GameWrite]) -> Result<Vec
             }
             Ok(ids)
         }
-        Backend::Postgres(tx) => {
-            let updates: Vec<GameUpdate<'_>> =
-                writes.iter().map(|write| GameUpdate::of(write)).collect();
-            updated_ids_on_postgres(tx, &updates).await
-        }
+        Backend::Postgres(tx) => updated_ids_on_postgres(tx, &updates).await,
     }
 }
 
@@ -527,19 +537,9 @@ async fn insert_moves(tx: &mut Transaction, moves: &[MoveInsert<'_>]) -> Result<
     match tx.backend() {
         Backend::Sqlite(tx) => {
             for mv in moves {
-                sqlx::query(
-                    "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-                     values ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind(mv.game_id.to_string())
-                .bind(mv.ply)
-                .bind(mv.uci)
-                .bind(mv.san)
-                .bind(mv.clock_ms)
-                .bind(mv.played_at)
-                .bind(mv.record)
-                .execute(&mut **tx)
-                .await?;
+                MoveColumns::bind_sqlite(mv, sqlx::query(sqlite::INSERT_MOVE))
+                    .execute(&mut **tx)
+                    .await?;
             }
         }
         Backend::Postgres(tx) => {

@@ -1,17 +1,29 @@
-//! The statements of a batch, written once for both ways of writing one.
+//! The statements of a batch, each written once per dialect: [`sqlite`] and
+//! [`postgres`].
 //!
 //! A batch is written in one go when it can: on Postgres one call of the
 //! `chess_commit_batch` function, on SQLite through the group commit's own
 //! rusqlite connection ([`super::sqlite_writer`]). Otherwise it goes
 //! statement by statement through sqlx ([`super::batch`]), where the ledger
-//! settles rewards.
+//! settles rewards. Both paths run the statements of this module, so a
+//! game's compare-and-set, an insert or a seat claim is the same whichever
+//! way its batch went:
 //!
-//! [`postgres`] holds calls of one SQL function per statement of a batch
-//! (migration `20261203000001_batch_statements_once.sql`): the functions
-//! `chess_commit_batch` itself calls, so a game's compare-and-set, an
-//! insert or a seat claim is the same whichever way its batch went.
+//! - [`sqlite`] holds the texts, run by rusqlite and sqlx alike, each
+//!   library binding a row's values from the one declaration of their
+//!   order below (`columns!`).
+//! - [`postgres`] holds calls of one SQL function per statement of a batch
+//!   (migration `20261203000001_batch_statements_once.sql`), the functions
+//!   `chess_commit_batch` itself calls, bound from the same declaration as
+//!   one array per column, and the statement only the
+//!   statement-by-statement path runs (a take-back).
+//!
+//! A statement both dialects run with the same values has the same name in
+//! both modules: [`with_conn!`]'s `conn, sql =>` form names the dialect's
+//! module `sql` in its body, so one body binds once for both.
 
 pub mod postgres;
+pub mod sqlite;
 
 use chess_live::{GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, UnixMs};
 use uuid::Uuid;
@@ -19,13 +31,21 @@ use uuid::Uuid;
 /// A statement for Postgres, its parameters bound so far.
 pub type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
-/// Declares rows bound to Postgres as one array per column: a struct of one
-/// `Vec` per column, `of` to fill it from the rows, and `bind` to bind its
-/// arrays, in the order declared, as the next parameters of a statement. A
-/// function of [`postgres`] takes a whole batch's rows in one call, and the
-/// node writes no JSON for the database to parse (parsing a batch's JSON,
-/// every game's state and events escaped inside it, cost more of the
-/// machine than writing the rows).
+/// A statement for SQLite through sqlx, its parameters bound so far.
+pub type SqliteQuery<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
+
+/// Declares the values a batch's statement takes, in the order of its
+/// parameters, once for every way the store binds them:
+///
+/// - on Postgres, one array per column (a struct of one `Vec` per column,
+///   `of` to fill it from the rows, `bind` to bind the arrays as the next
+///   parameters of a statement): a function of [`postgres`] takes a whole
+///   batch's rows in one call, and the node writes no JSON for the database
+///   to parse (parsing a batch's JSON, every game's state and events escaped
+///   inside it, cost more of the machine than writing the rows);
+/// - on SQLite, one row at a time, as the parameters `?1`, `?2`... of the
+///   statement of [`sqlite`]: `bind_sqlite` for sqlx, `execute_sqlite` for
+///   rusqlite (the group commit's own connection).
 macro_rules! columns {
     ($(
         $(#[$meta:meta])*
@@ -57,12 +77,36 @@ macro_rules! columns {
             pub fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
                 query$(.bind(self.$column))+
             }
+
+            /// Binds one row's values, in the order declared, as the next
+            /// parameters of a SQLite statement run by sqlx.
+            pub fn bind_sqlite<'q>(row: $row, query: SqliteQuery<'q>) -> SqliteQuery<'q> {
+                query$(.bind({
+                    let $item = row;
+                    $value
+                }))+
+            }
+
+            /// Runs a SQLite statement through rusqlite with one row's
+            /// values, in the order declared; the rows it changed.
+            ///
+            /// # Errors
+            /// SQLite's error.
+            pub fn execute_sqlite(
+                row: $row,
+                statement: &mut rusqlite::Statement<'_>,
+            ) -> rusqlite::Result<usize> {
+                statement.execute(rusqlite::params![$({
+                    let $item = row;
+                    $value
+                }),+])
+            }
         }
     )+};
 }
 
 columns! {
-    /// New players: `chess_insert_players`.
+    /// New players: `chess_insert_players`, [`sqlite::INSERT_PLAYER`].
     struct PlayerColumns<'a> of &'a PlayerRow {
         id: String = |player| player.id.to_string(),
         kind: &'static str = |player| player.kind.as_str(),
@@ -70,7 +114,7 @@ columns! {
         created_at: i64 = |player| player.created_at.to_stored(),
     }
 
-    /// New games: `chess_insert_games`.
+    /// New games: `chess_insert_games`, [`sqlite::INSERT_GAME`].
     struct NewGameColumns<'a> of &'a GameRow {
         id: String = |game| game.id.to_string(),
         mode: &'static str = |game| game.mode.as_str(),
@@ -91,7 +135,7 @@ columns! {
         premove_nodes: Option<String> = |game| game.premove_nodes_json(),
     }
 
-    /// Seats taken: `chess_claim_seats`.
+    /// Seats taken: `chess_claim_seats`, [`sqlite::CLAIM_SEAT`].
     struct ClaimColumns<'a> of &'a SeatClaim {
         game: String = |claim| claim.game.to_string(),
         white: bool = |claim| claim.white,
@@ -102,7 +146,8 @@ columns! {
     }
 
     /// Games' changes, each a compare-and-set on its version:
-    /// `chess_update_games`.
+    /// `chess_update_games`, [`sqlite::UPDATE_GAME`] and
+    /// [`sqlite::UPDATE_PLAY`].
     struct GameColumns<'a> of &'a GameUpdate<'a> {
         id: String = |update| update.id.to_string(),
         expected: i64 = |update| update.expected,
@@ -119,7 +164,7 @@ columns! {
         premove_nodes: Option<&'a str> = |update| update.premove_nodes.as_deref(),
     }
 
-    /// New moves: `chess_insert_moves`.
+    /// New moves: `chess_insert_moves`, [`sqlite::INSERT_MOVE`].
     struct MoveColumns<'a> of &'a MoveInsert<'a> {
         game_id: String = |mv| mv.game_id.to_string(),
         ply: i64 = |mv| mv.ply,
@@ -171,13 +216,13 @@ impl<'a> GameUpdate<'a> {
 
 /// One new move: a row of [`MoveColumns`].
 pub struct MoveInsert<'a> {
-    pub game_id: Uuid,
-    pub ply: i64,
-    pub uci: &'a str,
-    pub san: &'a str,
-    pub clock_ms: Option<i64>,
-    pub played_at: i64,
-    pub record: &'a str,
+    game_id: Uuid,
+    ply: i64,
+    uci: &'a str,
+    san: &'a str,
+    clock_ms: Option<i64>,
+    played_at: i64,
+    record: &'a str,
 }
 
 impl<'a> MoveInsert<'a> {

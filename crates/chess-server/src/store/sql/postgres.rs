@@ -40,3 +40,7 @@ pub const UPDATE_GAMES: &str = "select chess_update_games($1, $2, $3, $4, $5, $6
 
 /// New moves (`MoveColumns`).
 pub const INSERT_MOVES: &str = "select chess_insert_moves($1, $2, $3, $4, $5, $6, $7)";
+
+/// A take-back: the game's moves from ply `$2` on. (Only the
+/// statement-by-statement path takes moves back.)
+pub const DELETE_MOVES_FROM: &str = "delete from moves where game_id = $1 and ply >= $2";
