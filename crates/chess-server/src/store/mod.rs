@@ -14,12 +14,13 @@
 //! [`Transaction`] from [`Store::begin`].
 //!
 //! The statements of a batch (players, games, seats taken, games' changes,
-//! moves) are written once per dialect instead, in [`sql`]: the group commit
-//! writes a batch in one go (a function of Postgres's, SQLite's own
-//! connection in [`sqlite_writer`]) or statement by statement ([`batch`]),
-//! and both ways run those same statements. On SQLite they are texts that
-//! rusqlite runs as well as sqlx, with SQLite's numbered parameters; on
-//! Postgres, one function per statement, which the one-go function calls too.
+//! moves) and of the reward ledger are written once per dialect instead, in
+//! [`sql`]: the group commit writes a batch in one go (a function of
+//! Postgres's, SQLite's own connection in [`sqlite_writer`]) or statement by
+//! statement ([`batch`]), and both ways run those same statements. On SQLite
+//! they are texts that rusqlite runs as well as sqlx, with SQLite's numbered
+//! parameters; on Postgres, one function per statement, which the one-go
+//! function calls too.
 //!
 //! Schemas live in `migrations/sqlite` and `migrations/postgres`, kept in
 //! lockstep.

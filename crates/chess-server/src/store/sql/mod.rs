@@ -1,5 +1,5 @@
-//! The statements of a batch, each written once per dialect: [`sqlite`] and
-//! [`postgres`].
+//! The statements of a batch and of the reward ledger, each written once
+//! per dialect: [`sqlite`] and [`postgres`].
 //!
 //! A batch is written in one go when it can: on Postgres one call of the
 //! `chess_commit_batch` function, on SQLite through the group commit's own
@@ -15,8 +15,8 @@
 //! - [`postgres`] holds calls of one SQL function per statement of a batch
 //!   (migration `20261203000001_batch_statements_once.sql`), the functions
 //!   `chess_commit_batch` itself calls, bound from the same declaration as
-//!   one array per column, and the statement only the
-//!   statement-by-statement path runs (a take-back).
+//!   one array per column, and the statements only the
+//!   statement-by-statement path runs (a take-back, the ledger).
 //!
 //! A statement both dialects run with the same values has the same name in
 //! both modules: [`with_conn!`]'s `conn, sql =>` form names the dialect's

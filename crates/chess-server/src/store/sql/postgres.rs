@@ -1,4 +1,4 @@
-//! Postgres's statements of a batch.
+//! Postgres's statements of a batch and of the reward ledger.
 //!
 //! Each statement of a batch is a function of its own in the database
 //! (migration `20261203000001_batch_statements_once.sql`), taking its rows
@@ -44,3 +44,37 @@ pub const INSERT_MOVES: &str = "select chess_insert_moves($1, $2, $3, $4, $5, $6
 /// A take-back: the game's moves from ply `$2` on. (Only the
 /// statement-by-statement path takes moves back.)
 pub const DELETE_MOVES_FROM: &str = "delete from moves where game_id = $1 and ply >= $2";
+
+/// The ledger: the account's row for the day, at zero if it has none.
+pub const INSERT_REWARD_DAY: &str = "insert into reward_days (account_id, day, total_cents) \
+    values ($1, $2, 0) on conflict (account_id, day) do nothing";
+
+/// The ledger: the day's total raised by `$3` only while it stays within
+/// the cap `$4` (no row over the cap). Under read committed the update
+/// waits for a concurrent one's lock on the row, then checks its condition
+/// against the committed total.
+pub const RAISE_REWARD_DAY: &str = "update reward_days set total_cents = total_cents + $3 \
+    where account_id = $1 and day = $2 and total_cents + $3 <= $4";
+
+/// The ledger: a game's entry; none if the game has one already.
+pub const INSERT_REWARD_ENTRY: &str = "insert into reward_entries \
+    (game_id, account_id, amount_cents, day, status, created_at) \
+    values ($1, $2, $3, $4, $5, $6) on conflict (game_id) do nothing";
+
+/// The ledger: who holds a seat, a player's kind and whether it is a bot's
+/// account.
+pub const SEAT_HOLDER: &str = "select p.kind, coalesce(a.bot, false) from players p \
+    left join accounts a on a.player_id = p.id where p.id = $1";
+
+/// The ledger: a game's entry.
+pub const REWARD_ENTRY_OF_GAME: &str = "select game_id, account_id, amount_cents, day, status, \
+    created_at from reward_entries where game_id = $1";
+
+/// The ledger: an account's total for a day.
+pub const REWARD_TOTAL: &str =
+    "select total_cents from reward_days where account_id = $1 and day = $2";
+
+/// The ledger: an account's newest `$2` entries, newest first.
+pub const REWARD_ENTRIES: &str = "select game_id, account_id, amount_cents, day, status, \
+    created_at from reward_entries where account_id = $1 order by created_at desc, id desc \
+    limit $2";

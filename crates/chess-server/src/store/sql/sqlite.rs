@@ -1,5 +1,5 @@
-//! SQLite's statements of a batch, run by the group commit's rusqlite
-//! connection and by sqlx alike.
+//! SQLite's statements of a batch and of the reward ledger, run by the group
+//! commit's rusqlite connection and by sqlx alike.
 //!
 //! Every parameter is numbered, `?1`, `?2`..., SQLite's own syntax, because
 //! the two libraries bind differently: rusqlite binds its n-th value to the
@@ -73,6 +73,36 @@ statements! {
     /// A player's kind: the group commit's own connection hands back a
     /// batch whose ending an account wins, for the ledger to settle.
     PLAYER_KIND = "select kind from players where id = ?1";
+
+    /// The ledger: the account's row for the day, at zero if it has none.
+    INSERT_REWARD_DAY = "insert into reward_days (account_id, day, total_cents) \
+        values (?1, ?2, 0) on conflict (account_id, day) do nothing";
+
+    /// The ledger: the day's total raised by `?3` only while it stays
+    /// within the cap `?4` (no row over the cap).
+    RAISE_REWARD_DAY = "update reward_days set total_cents = total_cents + ?3 \
+        where account_id = ?1 and day = ?2 and total_cents + ?3 <= ?4";
+
+    /// The ledger: a game's entry; none if the game has one already.
+    INSERT_REWARD_ENTRY = "insert into reward_entries \
+        (game_id, account_id, amount_cents, day, status, created_at) \
+        values (?1, ?2, ?3, ?4, ?5, ?6) on conflict (game_id) do nothing";
+
+    /// The ledger: who holds a seat, a player's kind and whether it is a
+    /// bot's account.
+    SEAT_HOLDER = "select p.kind, coalesce(a.bot, false) from players p \
+        left join accounts a on a.player_id = p.id where p.id = ?1";
+
+    /// The ledger: a game's entry.
+    REWARD_ENTRY_OF_GAME = "select game_id, account_id, amount_cents, day, status, created_at \
+        from reward_entries where game_id = ?1";
+
+    /// The ledger: an account's total for a day.
+    REWARD_TOTAL = "select total_cents from reward_days where account_id = ?1 and day = ?2";
+
+    /// The ledger: an account's newest `?2` entries, newest first.
+    REWARD_ENTRIES = "select game_id, account_id, amount_cents, day, status, created_at \
+        from reward_entries where account_id = ?1 order by created_at desc, id desc limit ?2";
 }
 
 #[cfg(test)]
