@@ -17,16 +17,21 @@
 //! batch neither takes (a take-back, a rematch, an account's win to pay,
 //! and on Postgres a game another node moved on) goes statement by
 //! statement, where the reward ledger settles rewards.
+//!
+//! Both ways run the same statements, from [`super::sql`]: on Postgres the
+//! functions `chess_commit_batch` calls, each called here on its own; on
+//! SQLite the texts the writer's own connection runs, run here by sqlx.
 
 use std::time::Instant;
 
-use chess_live::{
-    Batch, BatchOutcome, BatchPath, GameRow, GameWrite, MoveRow, PlayerRow, SeatClaim, UnixMs,
-    WriteOutcome,
-};
+use chess_live::{Batch, BatchOutcome, BatchPath, GameRow, GameWrite, PlayerRow, WriteOutcome};
 use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
+use super::sql::{
+    ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
+    postgres, sqlite,
+};
 use super::{
     Backend, HELD_WRITER_IDLE_CHECK, HeldConnection, Result, Store, StoreError, Transaction,
 };
@@ -95,9 +100,9 @@ impl Store {
                     .collect();
                 ids.sort_unstable();
                 if !ids.is_empty() {
-                    sqlx::query("select id from games where id = any($1) order by id for update")
+                    sqlx::query(postgres::LOCK_GAMES)
                         .bind(&ids)
-                        .fetch_all(&mut **tx)
+                        .execute(&mut **tx)
                         .await?;
                 }
             }
@@ -130,8 +135,8 @@ impl Store {
             let write = &writes[index];
             let game = &write.row;
             if let Some(keep) = write.keep_moves {
-                with_conn!(tx, conn => {
-                    sqlx::query("delete from moves where game_id = $1 and ply >= $2")
+                with_conn!(tx, conn, sql => {
+                    sqlx::query(sql::DELETE_MOVES_FROM)
                         .bind(game.id.to_string())
                         .bind(i64::from(keep))
                         .execute(&mut *conn)
@@ -182,15 +187,6 @@ const VERSION_MOVED_ON: &str = "CS001";
 /// The SQLSTATE `chess_commit_batch` raises when an ending's winner is an
 /// account: the reward ledger settles it statement by statement.
 const REWARD_TO_SETTLE: &str = "CS002";
-
-/// The call of `chess_commit_batch`, with its 51 parameters (the columns of
-/// [`PlayerColumns`], [`NewGameColumns`], [`ClaimColumns`] and the claims'
-/// notices, [`GameColumns`] and the endings' winners, [`MoveColumns`], the
-/// channel and the changes' notices).
-static COMMIT_BATCH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let parameters: Vec<String> = (1..=51).map(|n| format!("${n}")).collect();
-    format!("select chess_commit_batch({})", parameters.join(", "))
-});
 
 impl Store {
     /// The batch on Postgres in one round trip: new players, new games,
@@ -245,7 +241,7 @@ impl Store {
         let mut players: Vec<&PlayerRow> = batch.players.iter().collect();
         players.sort_by_key(|player| player.id);
 
-        let call = sqlx::query(COMMIT_BATCH.as_str());
+        let call = sqlx::query(postgres::COMMIT_BATCH);
         let call = PlayerColumns::of(players).bind(call);
         let call = NewGameColumns::of(&batch.games).bind(call);
         let call = ClaimColumns::of(&batch.claims)
@@ -380,24 +376,63 @@ pub(super) fn settling_winners<'a>(writes: impl IntoIterator<Item = &'a GameWrit
 
 /// Writes the batch's new players, new games and seat claims (in that
 /// order, for the foreign keys); returns whether each claim took its seat.
-/// One statement each: they are a few per game created, not per move.
+/// On SQLite one statement per row: they are a few per game created, not
+/// per move.
 async fn write_setup(tx: &mut Transaction, batch: &Batch) -> Result<Vec<bool>> {
     let mut players: Vec<&PlayerRow> = batch.players.iter().collect();
     players.sort_by_key(|player| player.id);
-    with_conn!(tx, conn => {
-        for player in players {
-            insert_player_query!(player).execute(&mut *conn).await?;
+    match tx.backend() {
+        Backend::Sqlite(tx) => {
+            for player in players {
+                PlayerColumns::bind_sqlite(player, sqlx::query(sqlite::INSERT_PLAYER))
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            for game in &batch.games {
+                insert_game_on_sqlite(tx, game).await?;
+            }
+            let mut claimed = Vec::with_capacity(batch.claims.len());
+            for claim in &batch.claims {
+                let rows = ClaimColumns::bind_sqlite(claim, sqlx::query(sqlite::CLAIM_SEAT))
+                    .execute(&mut **tx)
+                    .await?
+                    .rows_affected();
+                claimed.push(rows == 1);
+            }
+            Ok(claimed)
         }
-        for game in &batch.games {
-            insert_game_query!(game).execute(&mut *conn).await?;
+        Backend::Postgres(tx) => {
+            if !players.is_empty() {
+                PlayerColumns::of(players)
+                    .bind(sqlx::query(postgres::INSERT_PLAYERS))
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            if !batch.games.is_empty() {
+                NewGameColumns::of(&batch.games)
+                    .bind(sqlx::query(postgres::INSERT_GAMES))
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            if batch.claims.is_empty() {
+                return Ok(Vec::new());
+            }
+            Ok(ClaimColumns::of(&batch.claims)
+                .bind(sqlx::query(postgres::CLAIM_SEATS))
+                .fetch_one(&mut **tx)
+                .await?
+                .try_get(0)?)
         }
-        let mut claimed = Vec::with_capacity(batch.claims.len());
-        for claim in &batch.claims {
-            let rows = claim_seat_query!(claim).execute(&mut *conn).await?.rows_affected();
-            claimed.push(rows == 1);
-        }
-        Ok(claimed)
-    })
+    }
+}
+
+/// A new game on SQLite through sqlx: a set-up's, or a rematch's in its
+/// savepoint.
+async fn insert_game_on_sqlite(tx: &mut sqlx::SqliteConnection, game: &GameRow) -> Result<()> {
+    NewGameColumns::bind_sqlite(game, sqlx::query(sqlite::INSERT_GAME))
+        .execute(tx)
+        .await?;
+    Ok(())
 }
 
 /// The compare-and-set of a game whose change starts `rematch`; `false` if
@@ -409,42 +444,47 @@ async fn write_with_rematch(
     write: &GameWrite,
     rematch: &GameRow,
 ) -> Result<bool> {
-    let game = &write.row;
-    with_conn!(tx, conn => {
-        let mut step = conn.begin().await?;
-        insert_game_query!(rematch).execute(&mut *step).await?;
-        let updated = update_game_query!(game, write.expected_version)
-            .execute(&mut *step)
-            .await?
-            .rows_affected();
-        if updated == 1 {
-            step.commit().await?;
-        } else {
-            step.rollback().await?;
+    let update = GameUpdate::of(write);
+    let updated = match tx.backend() {
+        Backend::Sqlite(tx) => {
+            let mut step = tx.begin().await?;
+            insert_game_on_sqlite(&mut step, rematch).await?;
+            let updated = GameColumns::bind_sqlite(&update, sqlx::query(sqlite::UPDATE_GAME))
+                .execute(&mut *step)
+                .await?
+                .rows_affected()
+                == 1;
+            finish_step(step, updated).await?;
+            updated
         }
-        Ok(updated == 1)
-    })
+        Backend::Postgres(tx) => {
+            let mut step = tx.begin().await?;
+            NewGameColumns::of([rematch])
+                .bind(sqlx::query(postgres::INSERT_GAMES))
+                .execute(&mut *step)
+                .await?;
+            let updated = !updated_ids_on_postgres(&mut step, &[update])
+                .await?
+                .is_empty();
+            finish_step(step, updated).await?;
+            updated
+        }
+    };
+    Ok(updated)
 }
 
-/// The compare-and-set of many games on Postgres, from one array per column
-/// ([`GameColumns`]); returns the ids it updated.
-const POSTGRES_UPDATE_GAMES: &str = "update games set white_id = w.white_id, \
-    black_id = w.black_id, status = w.status, result = w.result, state = w.state, \
-    version = w.version, rematch_id = w.rematch_id, updated_at = w.updated_at, \
-    deadline_at = w.deadline_at, recent_events = w.recent_events, \
-    premove_nodes = w.premove_nodes \
-    from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], \
-    $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::bigint[], $12::text[], \
-    $13::text[]) as w(id, expected, white_id, black_id, status, result, state, version, \
-    rematch_id, updated_at, deadline_at, recent_events, premove_nodes) \
-    where games.id = w.id and games.version = w.expected \
-    returning games.id";
-
-/// The insert of many moves on Postgres, from one array per column
-/// ([`MoveColumns`]).
-const POSTGRES_INSERT_MOVES: &str = "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-    select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], \
-    $6::bigint[], $7::text[])";
+/// Keeps a savepoint's statements if `keep`, else takes them back.
+async fn finish_step<DB: sqlx::Database>(
+    step: sqlx::Transaction<'_, DB>,
+    keep: bool,
+) -> Result<()> {
+    if keep {
+        step.commit().await?;
+    } else {
+        step.rollback().await?;
+    }
+    Ok(())
+}
 
 /// Each of `writes` as a compare-and-set on its version; returns the ids of
 /// the games updated. One statement on Postgres; on SQLite one per game
@@ -454,33 +494,36 @@ async fn update_games(tx: &mut Transaction, writes: &[&GameWrite]) -> Result<Vec
     if writes.is_empty() {
         return Ok(Vec::new());
     }
-    let ids: Vec<String> = match tx.backend() {
+    let updates: Vec<GameUpdate<'_>> = writes.iter().map(|write| GameUpdate::of(write)).collect();
+    match tx.backend() {
         Backend::Sqlite(tx) => {
             let mut ids = Vec::new();
-            for write in writes {
-                let updated = update_game_query!(write.row, write.expected_version)
+            for (write, update) in writes.iter().zip(&updates) {
+                let updated = GameColumns::bind_sqlite(update, sqlx::query(sqlite::UPDATE_GAME))
                     .execute(&mut **tx)
                     .await?
                     .rows_affected();
                 if updated == 1 {
-                    ids.push(write.row.id.to_string());
+                    ids.push(write.row.id);
                 }
             }
-            ids
+            Ok(ids)
         }
-        Backend::Postgres(tx) => GameColumns::of(
-            &writes
-                .iter()
-                .map(|write| GameUpdate::of(write))
-                .collect::<Vec<_>>(),
-        )
-        .bind(sqlx::query(POSTGRES_UPDATE_GAMES))
-        .fetch_all(&mut **tx)
+        Backend::Postgres(tx) => updated_ids_on_postgres(tx, &updates).await,
+    }
+}
+
+/// `updates` on Postgres, in one call of `chess_update_games`; the ids of
+/// the games it changed.
+async fn updated_ids_on_postgres(
+    tx: &mut sqlx::PgConnection,
+    updates: &[GameUpdate<'_>],
+) -> Result<Vec<Uuid>> {
+    let ids: Vec<String> = GameColumns::of(updates)
+        .bind(sqlx::query(postgres::UPDATE_GAMES))
+        .fetch_one(tx)
         .await?
-        .iter()
-        .map(|row| row.try_get(0))
-        .collect::<std::result::Result<_, _>>()?,
-    };
+        .try_get(0)?;
     ids.iter()
         .map(|id| {
             Uuid::parse_str(id).map_err(|e| StoreError::Corrupt(format!("game id {id}: {e}")))
@@ -494,215 +537,17 @@ async fn insert_moves(tx: &mut Transaction, moves: &[MoveInsert<'_>]) -> Result<
     match tx.backend() {
         Backend::Sqlite(tx) => {
             for mv in moves {
-                sqlx::query(
-                    "insert into moves (game_id, ply, uci, san, clock_ms, played_at, record) \
-                     values ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind(mv.game_id.to_string())
-                .bind(mv.ply)
-                .bind(mv.uci)
-                .bind(mv.san)
-                .bind(mv.clock_ms)
-                .bind(mv.played_at)
-                .bind(mv.record)
-                .execute(&mut **tx)
-                .await?;
+                MoveColumns::bind_sqlite(mv, sqlx::query(sqlite::INSERT_MOVE))
+                    .execute(&mut **tx)
+                    .await?;
             }
         }
         Backend::Postgres(tx) => {
             MoveColumns::of(moves)
-                .bind(sqlx::query(POSTGRES_INSERT_MOVES))
+                .bind(sqlx::query(postgres::INSERT_MOVES))
                 .execute(&mut **tx)
                 .await?;
         }
     }
     Ok(())
-}
-
-/// A statement for Postgres, its parameters bound so far.
-type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
-
-/// Declares rows bound to Postgres as one array per column: a struct of one
-/// `Vec` per column, `of` to fill it from the rows, and `bind` to bind its
-/// arrays, in the order declared, as the next parameters of a statement.
-/// The node writes no JSON for the database to parse: parsing a batch's
-/// JSON, with every game's state and events escaped inside it, was 7% of
-/// the machine's CPU on Postgres in the 1–3 s thinking row
-/// (docs/performance.md, "Ninth pass").
-macro_rules! column_arrays {
-    ($(
-        $(#[$meta:meta])*
-        struct $name:ident<$a:lifetime> of $row:ty {
-            $($column:ident: $type:ty = |$item:ident| $value:expr,)+
-        }
-    )+) => {$(
-        $(#[$meta])*
-        #[derive(Default)]
-        struct $name<$a> {
-            $($column: Vec<$type>,)+
-        }
-
-        impl<$a> $name<$a> {
-            fn of(rows: impl IntoIterator<Item = $row>) -> $name<$a> {
-                let mut columns = $name::default();
-                for row in rows {
-                    $(columns.$column.push({
-                        let $item = row;
-                        $value
-                    });)+
-                }
-                columns
-            }
-
-            fn bind<'q>(self, query: PgQuery<'q>) -> PgQuery<'q> {
-                query$(.bind(self.$column))+
-            }
-        }
-    )+};
-}
-
-column_arrays! {
-    /// Game updates, in [`GameUpdate`]'s order.
-    struct GameColumns<'a> of &'a GameUpdate<'a> {
-        id: String = |update| update.id.to_string(),
-        expected: i64 = |update| update.expected,
-        white_id: Option<String> = |update| update.white_id.map(|id| id.to_string()),
-        black_id: Option<String> = |update| update.black_id.map(|id| id.to_string()),
-        status: &'static str = |update| update.status,
-        result: Option<&'a str> = |update| update.result,
-        state: &'a str = |update| update.state,
-        version: i64 = |update| update.version,
-        rematch_id: Option<String> = |update| update.rematch_id.map(|id| id.to_string()),
-        updated_at: i64 = |update| update.updated_at,
-        deadline_at: Option<i64> = |update| update.deadline_at,
-        recent_events: &'a str = |update| update.recent_events,
-        premove_nodes: Option<String> = |update| update.premove_nodes.clone(),
-    }
-
-    /// New moves, in [`MoveInsert`]'s order.
-    struct MoveColumns<'a> of &'a MoveInsert<'a> {
-        game_id: String = |mv| mv.game_id.to_string(),
-        ply: i64 = |mv| mv.ply,
-        uci: &'a str = |mv| mv.uci,
-        san: &'a str = |mv| mv.san,
-        clock_ms: Option<i64> = |mv| mv.clock_ms,
-        played_at: i64 = |mv| mv.played_at,
-        record: &'a str = |mv| mv.record,
-    }
-
-    /// New players, in the order of `insert_player_query!`.
-    struct PlayerColumns<'a> of &'a PlayerRow {
-        id: String = |player| player.id.to_string(),
-        kind: &'static str = |player| player.kind.as_str(),
-        name: &'a str = |player| &player.name,
-        created_at: i64 = |player| player.created_at.to_stored(),
-    }
-
-    /// New games, in the order of `insert_game_query!`.
-    struct NewGameColumns<'a> of &'a GameRow {
-        id: String = |game| game.id.to_string(),
-        mode: &'static str = |game| game.mode.as_str(),
-        white_id: Option<String> = |game| game.white_id.map(|id| id.to_string()),
-        black_id: Option<String> = |game| game.black_id.map(|id| id.to_string()),
-        computer_level: Option<i64> = |game| game.computer_level,
-        time_control: &'a str = |game| &game.time_control,
-        status: &'static str = |game| game.status.as_str(),
-        result: Option<&'a str> = |game| game.result.as_deref(),
-        state: &'a str = |game| &game.state,
-        version: i64 = |game| game.version,
-        rematch_of: Option<String> = |game| game.rematch_of.map(|id| id.to_string()),
-        rematch_id: Option<String> = |game| game.rematch_id.map(|id| id.to_string()),
-        created_at: i64 = |game| game.created_at.to_stored(),
-        updated_at: i64 = |game| game.updated_at.to_stored(),
-        deadline_at: Option<i64> = |game| game.deadline_at.map(UnixMs::to_stored),
-        recent_events: &'a str = |game| &game.recent_events,
-        premove_nodes: Option<String> = |game| game.premove_nodes_json(),
-    }
-
-    /// Seats taken, in the order of `claim_seat_query!` (with the seat's
-    /// colour as a flag).
-    struct ClaimColumns<'a> of &'a SeatClaim {
-        game: String = |claim| claim.game.to_string(),
-        white: bool = |claim| claim.white,
-        player: String = |claim| claim.player.to_string(),
-        state: &'a str = |claim| &claim.state,
-        now: i64 = |claim| claim.now.to_stored(),
-        deadline_at: Option<i64> = |claim| claim.deadline_at.map(UnixMs::to_stored),
-    }
-}
-
-/// One game's compare-and-set: a row of a batch's [`GameColumns`].
-struct GameUpdate<'a> {
-    id: Uuid,
-    expected: i64,
-    white_id: Option<Uuid>,
-    black_id: Option<Uuid>,
-    status: &'static str,
-    result: Option<&'a str>,
-    state: &'a str,
-    version: i64,
-    rematch_id: Option<Uuid>,
-    updated_at: i64,
-    deadline_at: Option<i64>,
-    recent_events: &'a str,
-    premove_nodes: Option<String>,
-}
-
-impl<'a> GameUpdate<'a> {
-    fn of(write: &'a GameWrite) -> GameUpdate<'a> {
-        let game = &write.row;
-        GameUpdate {
-            id: game.id,
-            expected: write.expected_version,
-            white_id: game.white_id,
-            black_id: game.black_id,
-            status: game.status.as_str(),
-            result: game.result.as_deref(),
-            state: &game.state,
-            version: game.version,
-            rematch_id: game.rematch_id,
-            updated_at: game.updated_at.to_stored(),
-            deadline_at: game.deadline_at.map(UnixMs::to_stored),
-            recent_events: &game.recent_events,
-            premove_nodes: game.premove_nodes_json(),
-        }
-    }
-}
-
-/// One new move: a row of a batch's [`MoveColumns`].
-struct MoveInsert<'a> {
-    game_id: Uuid,
-    ply: i64,
-    uci: &'a str,
-    san: &'a str,
-    clock_ms: Option<i64>,
-    played_at: i64,
-    record: &'a str,
-}
-
-impl<'a> MoveInsert<'a> {
-    /// The new moves of `writes`, in their order.
-    fn all_of(writes: impl IntoIterator<Item = &'a GameWrite>) -> Vec<MoveInsert<'a>> {
-        writes
-            .into_iter()
-            .flat_map(|write| {
-                write
-                    .new_moves
-                    .iter()
-                    .map(|mv| MoveInsert::of(write.row.id, mv))
-            })
-            .collect()
-    }
-
-    fn of(game_id: Uuid, mv: &'a MoveRow) -> MoveInsert<'a> {
-        MoveInsert {
-            game_id,
-            ply: mv.ply,
-            uci: &mv.uci,
-            san: &mv.san,
-            clock_ms: mv.clock_ms,
-            played_at: mv.played_at.to_stored(),
-            record: &mv.record,
-        }
-    }
 }

@@ -16,6 +16,8 @@
 //!
 //! A win is recorded in the transaction that stores the game's result, so
 //! the result and the payment commit together or not at all.
+//!
+//! The statements are in [`super::sql`], once per dialect, with the batch's.
 
 use chess_game::GameResult;
 use chess_rules::ByColor;
@@ -28,9 +30,9 @@ use crate::ledger::{
     UtcDay, reward_winner,
 };
 
-/// The columns of a [`LedgerEntry`], in the order [`decode_entry`] reads them.
-const ENTRY_COLUMNS: &str = "game_id, account_id, amount_cents, day, status, created_at";
-
+/// An entry's columns, as the ledger's statements select them
+/// (`REWARD_ENTRY_OF_GAME`, `REWARD_ENTRIES` in [`super::sql`]), in the
+/// order [`decode_entry`] reads them.
 type EntryTuple = (String, String, i64, String, String, i64);
 
 impl Transaction {
@@ -54,49 +56,39 @@ impl Transaction {
         let day = UtcDay::from_unix_ms(now_ms);
         let (game, account, day_text) =
             (game_id.to_string(), account_id.to_string(), day.to_string());
-        let inserted = with_conn!(self, conn => {
+        let inserted = with_conn!(self, conn, sql => {
             // A savepoint: if the game turns out to be paid already, the
             // raised total is undone without touching the rest of the
             // transaction.
             let mut attempt = conn.begin().await?;
-            sqlx::query(
-                "insert into reward_days (account_id, day, total_cents) values ($1, $2, 0)
-                 on conflict (account_id, day) do nothing",
-            )
-            .bind(&account)
-            .bind(&day_text)
-            .execute(&mut *attempt)
-            .await?;
-            let raised = sqlx::query(
-                "update reward_days set total_cents = total_cents + $3
-                 where account_id = $1 and day = $2 and total_cents + $3 <= $4",
-            )
-            .bind(&account)
-            .bind(&day_text)
-            .bind(REWARD_CENTS)
-            .bind(DAILY_CAP_CENTS)
-            .execute(&mut *attempt)
-            .await?
-            .rows_affected();
+            sqlx::query(sql::INSERT_REWARD_DAY)
+                .bind(&account)
+                .bind(&day_text)
+                .execute(&mut *attempt)
+                .await?;
+            let raised = sqlx::query(sql::RAISE_REWARD_DAY)
+                .bind(&account)
+                .bind(&day_text)
+                .bind(REWARD_CENTS)
+                .bind(DAILY_CAP_CENTS)
+                .execute(&mut *attempt)
+                .await?
+                .rows_affected();
             let (status, amount_cents) = if raised == 1 {
                 (EntryStatus::Credited, REWARD_CENTS)
             } else {
                 (EntryStatus::OverCap, 0)
             };
-            let inserted = sqlx::query(
-                "insert into reward_entries (game_id, account_id, amount_cents, day, status, created_at)
-                 values ($1, $2, $3, $4, $5, $6)
-                 on conflict (game_id) do nothing",
-            )
-            .bind(&game)
-            .bind(&account)
-            .bind(amount_cents)
-            .bind(&day_text)
-            .bind(status.code())
-            .bind(now_ms)
-            .execute(&mut *attempt)
-            .await?
-            .rows_affected();
+            let inserted = sqlx::query(sql::INSERT_REWARD_ENTRY)
+                .bind(&game)
+                .bind(&account)
+                .bind(amount_cents)
+                .bind(&day_text)
+                .bind(status.code())
+                .bind(now_ms)
+                .execute(&mut *attempt)
+                .await?
+                .rows_affected();
             if inserted == 1 {
                 attempt.commit().await?;
                 Some((status, amount_cents))
@@ -155,14 +147,11 @@ impl Transaction {
         let Some(player) = player else {
             return Ok(SeatHolder::Guest);
         };
-        let kind: Option<(String, bool)> = with_conn!(self, conn => {
-            sqlx::query_as(
-                "select p.kind, coalesce(a.bot, false) from players p \
-                 left join accounts a on a.player_id = p.id where p.id = $1",
-            )
-            .bind(player.to_string())
-            .fetch_optional(&mut *conn)
-            .await?
+        let kind: Option<(String, bool)> = with_conn!(self, conn, sql => {
+            sqlx::query_as(sql::SEAT_HOLDER)
+                .bind(player.to_string())
+                .fetch_optional(&mut *conn)
+                .await?
         });
         Ok(match kind {
             Some((kind, false)) if kind == "account" => SeatHolder::Account(player),
@@ -173,9 +162,8 @@ impl Transaction {
 
     /// The entry of `game_id`, if it has one.
     async fn entry_for_game(&mut self, game_id: Uuid) -> Result<Option<LedgerEntry>> {
-        let sql = format!("select {ENTRY_COLUMNS} from reward_entries where game_id = $1");
-        let row: Option<EntryTuple> = with_conn!(self, conn => {
-            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let row: Option<EntryTuple> = with_conn!(self, conn, sql => {
+            sqlx::query_as(sql::REWARD_ENTRY_OF_GAME)
                 .bind(game_id.to_string())
                 .fetch_optional(&mut *conn)
                 .await?
@@ -190,14 +178,12 @@ impl Store {
     /// # Errors
     /// The database error.
     pub async fn reward_total(&self, account_id: Uuid, day: UtcDay) -> Result<DailyTotal> {
-        let total: Option<i64> = with_conn!(self, conn => {
-            sqlx::query_scalar(
-                "select total_cents from reward_days where account_id = $1 and day = $2",
-            )
-            .bind(account_id.to_string())
-            .bind(day.to_string())
-            .fetch_optional(&mut *conn)
-            .await?
+        let total: Option<i64> = with_conn!(self, conn, sql => {
+            sqlx::query_scalar(sql::REWARD_TOTAL)
+                .bind(account_id.to_string())
+                .bind(day.to_string())
+                .fetch_optional(&mut *conn)
+                .await?
         });
         Ok(DailyTotal {
             day,
@@ -211,12 +197,8 @@ impl Store {
     /// # Errors
     /// The database error or a row that does not decode.
     pub async fn reward_entries(&self, account_id: Uuid, limit: u32) -> Result<Vec<LedgerEntry>> {
-        let sql = format!(
-            "select {ENTRY_COLUMNS} from reward_entries where account_id = $1 \
-             order by created_at desc, id desc limit $2"
-        );
-        let rows: Vec<EntryTuple> = with_conn!(self, conn => {
-            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let rows: Vec<EntryTuple> = with_conn!(self, conn, sql => {
+            sqlx::query_as(sql::REWARD_ENTRIES)
                 .bind(account_id.to_string())
                 .bind(i64::from(limit))
                 .fetch_all(&mut *conn)

@@ -6,21 +6,33 @@
 //! Every query of the server is here: games, moves, seeks and players (this
 //! file), account rows and sessions ([`accounts`]), the reward ledger
 //! ([`ledger`]), node heartbeats ([`nodes`]) and group commit ([`batch`]).
-//! Both backends run the same SQL text (both accept `$1` placeholders,
-//! `on conflict` and `returning`) through one mechanism: [`with_conn!`] runs
-//! a body on a connection of a [`Store`] or of a [`Transaction`], expanded
-//! once per backend so the compiler checks it against each driver; writes
-//! that must land together run in a [`Transaction`] from [`Store::begin`].
+//! Most queries are one SQL text for both backends (both accept `$1`
+//! placeholders, `on conflict` and `returning`), run through one mechanism:
+//! [`with_conn!`] runs a body on a connection of a [`Store`] or of a
+//! [`Transaction`], expanded once per backend so the compiler checks it
+//! against each driver; writes that must land together run in a
+//! [`Transaction`] from [`Store::begin`].
+//!
+//! The statements of a batch (players, games, seats taken, games' changes,
+//! moves) and of the reward ledger are written once per dialect instead, in
+//! [`sql`]: the group commit writes a batch in one go (a function of
+//! Postgres's, SQLite's own connection in [`sqlite_writer`]) or statement by
+//! statement ([`batch`]), and both ways run those same statements. On SQLite
+//! they are texts that rusqlite runs as well as sqlx, with SQLite's numbered
+//! parameters; on Postgres, one function per statement, which the one-go
+//! function calls too.
+//!
 //! Schemas live in `migrations/sqlite` and `migrations/postgres`, kept in
 //! lockstep.
 //!
 //! Every change to a game is a compare-and-set on its `version`: the update says
-//! `where id = $1 and version = $2`, and zero rows touched means someone else
+//! `where id = ? and version = ?`, and zero rows touched means someone else
 //! (another node) changed it first: [`StoreError::Conflict`], reload and retry.
 
 mod connect;
 mod live;
 mod rows;
+mod sql;
 mod sqlite_writer;
 
 pub use rows::SeekRow;
@@ -195,8 +207,25 @@ type Pool = Backend<SqlitePool, PgPool>;
 ///         .await?
 /// })
 /// ```
+///
+/// With `$conn, $sql =>`, the body also sees the backend's module of
+/// statements ([`sql::sqlite`] or [`sql::postgres`]) as `$sql`, for a
+/// statement each dialect writes its own way but binds alike:
+///
+/// ```ignore
+/// with_conn!(tx, conn, sql => {
+///     sqlx::query(sql::DELETE_MOVES_FROM)
+///         .bind(game.id.to_string())
+///         .bind(i64::from(keep))
+///         .execute(&mut *conn)
+///         .await?
+/// })
+/// ```
 macro_rules! with_conn {
     ($db:expr, $conn:ident => $body:expr) => {
+        with_conn!($db, $conn, _statements => $body)
+    };
+    ($db:expr, $conn:ident, $sql:ident => $body:expr) => {
         match $db.backend() {
             $crate::store::Backend::Sqlite(source) => {
                 // Owned (from the pool) or borrowed (a transaction's): only
@@ -204,102 +233,19 @@ macro_rules! with_conn {
                 #[allow(unused_mut)]
                 let mut held = sqlx::Acquire::acquire(source).await?;
                 let $conn: &mut sqlx::SqliteConnection = &mut *held;
+                #[allow(unused_imports)]
+                use $crate::store::sql::sqlite as $sql;
                 $body
             }
             $crate::store::Backend::Postgres(source) => {
                 #[allow(unused_mut)]
                 let mut held = sqlx::Acquire::acquire(source).await?;
                 let $conn: &mut sqlx::PgConnection = &mut *held;
+                #[allow(unused_imports)]
+                use $crate::store::sql::postgres as $sql;
                 $body
             }
         }
-    };
-}
-
-/// The insert of a new player (an existing id is left unchanged), for
-/// either backend.
-macro_rules! insert_player_query {
-    ($player:expr) => {
-        sqlx::query(
-            "insert into players (id, kind, name, created_at) values ($1, $2, $3, $4) \
-             on conflict (id) do nothing",
-        )
-        .bind($player.id.to_string())
-        .bind($player.kind.as_str())
-        .bind($player.name.clone())
-        .bind($player.created_at.to_stored())
-    };
-}
-
-/// The update that seats a [`SeatClaim`]'s player in an open challenge; it
-/// touches no row if the seat was taken first.
-macro_rules! claim_seat_query {
-    ($claim:expr) => {
-        sqlx::query(if $claim.white {
-            "update games set white_id = $2, state = $3, status = 'playing', updated_at = $4, \
-             deadline_at = $5 where id = $1 and white_id is null and status = 'open'"
-        } else {
-            "update games set black_id = $2, state = $3, status = 'playing', updated_at = $4, \
-             deadline_at = $5 where id = $1 and black_id is null and status = 'open'"
-        })
-        .bind($claim.game.to_string())
-        .bind($claim.player.to_string())
-        .bind($claim.state.clone())
-        .bind($claim.now.to_stored())
-        .bind($claim.deadline_at.map(chess_live::UnixMs::to_stored))
-    };
-}
-
-/// The insert of a whole game row, for either backend.
-macro_rules! insert_game_query {
-    ($game:expr) => {
-        sqlx::query(
-            "insert into games (id, mode, white_id, black_id, computer_level, time_control, status, \
-             result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
-             recent_events, premove_nodes) \
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-        )
-        .bind($game.id.to_string())
-        .bind($game.mode.as_str())
-        .bind($game.white_id.map(|id| id.to_string()))
-        .bind($game.black_id.map(|id| id.to_string()))
-        .bind($game.computer_level)
-        .bind($game.time_control.clone())
-        .bind($game.status.as_str())
-        .bind($game.result.clone())
-        .bind($game.state.clone())
-        .bind($game.version)
-        .bind($game.rematch_of.map(|id| id.to_string()))
-        .bind($game.rematch_id.map(|id| id.to_string()))
-        .bind($game.created_at.to_stored())
-        .bind($game.updated_at.to_stored())
-        .bind($game.deadline_at.map(chess_live::UnixMs::to_stored))
-        .bind($game.recent_events.clone())
-        .bind($game.premove_nodes_json())
-    };
-}
-
-/// The compare-and-set update of a game row, for either backend.
-macro_rules! update_game_query {
-    ($game:expr, $expected_version:expr) => {
-        sqlx::query(
-            "update games set white_id = $3, black_id = $4, status = $5, result = $6, state = $7, \
-             version = $8, rematch_id = $9, updated_at = $10, deadline_at = $11, \
-             recent_events = $12, premove_nodes = $13 where id = $1 and version = $2",
-        )
-        .bind($game.id.to_string())
-        .bind($expected_version)
-        .bind($game.white_id.map(|id| id.to_string()))
-        .bind($game.black_id.map(|id| id.to_string()))
-        .bind($game.status.as_str())
-        .bind($game.result.clone())
-        .bind($game.state.clone())
-        .bind($game.version)
-        .bind($game.rematch_id.map(|id| id.to_string()))
-        .bind($game.updated_at.to_stored())
-        .bind($game.deadline_at.map(chess_live::UnixMs::to_stored))
-        .bind($game.recent_events.clone())
-        .bind($game.premove_nodes_json())
     };
 }
 

@@ -21,15 +21,26 @@
 //! connection, the node's one SQLite write at a time, while a batch is
 //! written here, so the two never wait on each other in SQLite's busy
 //! handler.
+//!
+//! The statements are SQLite's of [`super::sql`], the ones the
+//! statement-by-statement path runs through sqlx, bound from the same
+//! declaration of their values (`super::sql::columns!`): a row is written
+//! alike whichever way its batch went. Only [`sqlite::UPDATE_PLAY`], the
+//! narrow update a move needs, and the check for a winning account are
+//! this path's alone.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior};
 
-use chess_live::{Batch, BatchOutcome, BatchPath, GameRow, PlayerRow, UnixMs, WriteOutcome};
+use chess_live::{Batch, BatchOutcome, BatchPath, PlayerRow, WriteOutcome};
 
 use super::batch::{fits_one_go, settling_winners};
+use super::sql::{
+    ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
+    sqlite,
+};
 use super::wal::WRITER_AUTOCHECKPOINT_PAGES;
 use super::{Result, StoreError};
 
@@ -44,44 +55,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// from the file every time.
 const CACHE_SIZE: &str = "-32768";
 
-/// Prepared statements kept: the batch's nine, and room.
+/// Prepared statements kept: the batch's seven, and room.
 const STATEMENT_CACHE: usize = 16;
-
-/// The statements of a batch, one row each. Each mirrors the sqlx statement
-/// of the same name in `store/mod.rs` (`insert_player_query!`,
-/// `insert_game_query!`, `claim_seat_query!`, `update_game_query!`) or in
-/// `store/batch.rs` (the moves' insert): keep them in step.
-mod sql {
-    pub const PLAYER_KIND: &str = "select kind from players where id = ?1";
-    pub const INSERT_PLAYER: &str = "insert into players (id, kind, name, created_at) \
-        values (?1, ?2, ?3, ?4) on conflict (id) do nothing";
-    pub const INSERT_GAME: &str = "insert into games (id, mode, white_id, black_id, \
-        computer_level, time_control, status, result, state, version, rematch_of, rematch_id, \
-        created_at, updated_at, deadline_at, recent_events, premove_nodes) \
-        values (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
-    pub const CLAIM_WHITE: &str = "update games set white_id = ?2, state = ?3, \
-        status = 'playing', updated_at = ?4, deadline_at = ?5 \
-        where id = ?1 and white_id is null and status = 'open'";
-    pub const CLAIM_BLACK: &str = "update games set black_id = ?2, state = ?3, \
-        status = 'playing', updated_at = ?4, deadline_at = ?5 \
-        where id = ?1 and black_id is null and status = 'open'";
-    /// The compare-and-set of a change that keeps the game's seats, status,
-    /// result and rematch (a move, an offer): it writes only the columns
-    /// such a change changes, because SQLite rewrites an index entry
-    /// whenever its column is assigned, even to the value it had. A change
-    /// it leaves (zero rows: those columns changed, or the version moved
-    /// on) goes to [`UPDATE_GAME`].
-    pub const UPDATE_PLAY: &str = "update games set state = ?3, version = ?4, \
-        updated_at = ?5, deadline_at = ?6, recent_events = ?7, premove_nodes = ?8 \
-        where id = ?1 and version = ?2 and status = ?9 and white_id is ?10 \
-        and black_id is ?11 and result is ?12 and rematch_id is ?13";
-    pub const UPDATE_GAME: &str = "update games set white_id = ?3, black_id = ?4, status = ?5, \
-        result = ?6, state = ?7, version = ?8, rematch_id = ?9, updated_at = ?10, \
-        deadline_at = ?11, recent_events = ?12, premove_nodes = ?13 \
-        where id = ?1 and version = ?2";
-    pub const INSERT_MOVE: &str = "insert into moves (game_id, ply, uci, san, clock_ms, \
-        played_at, record) values (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-}
 
 /// The writer's own SQLite connection, opened when first needed and again
 /// after a failure that may have left it unusable.
@@ -205,7 +180,7 @@ fn write_in(connection: &mut Connection, batch: &Batch) -> rusqlite::Result<Opti
     {
         // An account that wins here is paid by the ledger, statement by
         // statement: hand the batch back before anything is written.
-        let mut kind_of = tx.prepare_cached(sql::PLAYER_KIND)?;
+        let mut kind_of = tx.prepare_cached(sqlite::PLAYER_KIND)?;
         for winner in settling_winners(&batch.writes) {
             let kind: Option<String> = kind_of.query_row([&winner], |row| row.get(0)).optional()?;
             if kind.as_deref() == Some("account") {
@@ -215,99 +190,42 @@ fn write_in(connection: &mut Connection, batch: &Batch) -> rusqlite::Result<Opti
     }
     let mut players: Vec<&PlayerRow> = batch.players.iter().collect();
     players.sort_by_key(|player| player.id);
-    {
-        let mut insert = tx.prepare_cached(sql::INSERT_PLAYER)?;
+    if !players.is_empty() {
+        let mut insert = tx.prepare_cached(sqlite::INSERT_PLAYER)?;
         for player in players {
-            insert.execute(params![
-                player.id.to_string(),
-                player.kind.as_str(),
-                player.name,
-                player.created_at.to_stored(),
-            ])?;
+            PlayerColumns::execute_sqlite(player, &mut insert)?;
         }
     }
     if !batch.games.is_empty() {
-        let mut insert = tx.prepare_cached(sql::INSERT_GAME)?;
+        let mut insert = tx.prepare_cached(sqlite::INSERT_GAME)?;
         for game in &batch.games {
-            insert_game(&mut insert, game)?;
+            NewGameColumns::execute_sqlite(game, &mut insert)?;
         }
     }
     let mut claimed = Vec::with_capacity(batch.claims.len());
-    for claim in &batch.claims {
-        let mut update = tx.prepare_cached(if claim.white {
-            sql::CLAIM_WHITE
-        } else {
-            sql::CLAIM_BLACK
-        })?;
-        let taken = update.execute(params![
-            claim.game.to_string(),
-            claim.player.to_string(),
-            claim.state,
-            claim.now.to_stored(),
-            claim.deadline_at.map(UnixMs::to_stored),
-        ])?;
-        claimed.push(taken == 1);
+    if !batch.claims.is_empty() {
+        let mut claim_seat = tx.prepare_cached(sqlite::CLAIM_SEAT)?;
+        for claim in &batch.claims {
+            claimed.push(ClaimColumns::execute_sqlite(claim, &mut claim_seat)? == 1);
+        }
     }
     let mut writes = Vec::with_capacity(batch.writes.len());
-    {
-        let mut update_play = tx.prepare_cached(sql::UPDATE_PLAY)?;
-        let mut update_game = tx.prepare_cached(sql::UPDATE_GAME)?;
-        let mut insert_move = tx.prepare_cached(sql::INSERT_MOVE)?;
+    if !batch.writes.is_empty() {
+        let mut update_play = tx.prepare_cached(sqlite::UPDATE_PLAY)?;
+        let mut update_game = tx.prepare_cached(sqlite::UPDATE_GAME)?;
+        let mut insert_move = tx.prepare_cached(sqlite::INSERT_MOVE)?;
         for write in &batch.writes {
-            let game = &write.row;
-            let id = game.id.to_string();
-            let white_id = game.white_id.map(|id| id.to_string());
-            let black_id = game.black_id.map(|id| id.to_string());
-            let rematch_id = game.rematch_id.map(|id| id.to_string());
-            let premove_nodes = game.premove_nodes_json();
-            let deadline_at = game.deadline_at.map(UnixMs::to_stored);
-            let mut updated = update_play.execute(params![
-                id,
-                write.expected_version,
-                game.state,
-                game.version,
-                game.updated_at.to_stored(),
-                deadline_at,
-                game.recent_events,
-                premove_nodes,
-                game.status.as_str(),
-                white_id,
-                black_id,
-                game.result,
-                rematch_id,
-            ])?;
-            if updated == 0 {
-                updated = update_game.execute(params![
-                    id,
-                    write.expected_version,
-                    white_id,
-                    black_id,
-                    game.status.as_str(),
-                    game.result,
-                    game.state,
-                    game.version,
-                    rematch_id,
-                    game.updated_at.to_stored(),
-                    deadline_at,
-                    game.recent_events,
-                    premove_nodes,
-                ])?;
-            }
-            if updated == 0 {
+            let update = GameUpdate::of(write);
+            // The two updates take the same values: the narrow one first.
+            let updated = GameColumns::execute_sqlite(&update, &mut update_play)? == 1
+                || GameColumns::execute_sqlite(&update, &mut update_game)? == 1;
+            if !updated {
                 // The stored version moved on: nothing of this change lands.
                 writes.push(WriteOutcome::Conflict);
                 continue;
             }
             for mv in &write.new_moves {
-                insert_move.execute(params![
-                    id,
-                    mv.ply,
-                    mv.uci,
-                    mv.san,
-                    mv.clock_ms,
-                    mv.played_at.to_stored(),
-                    mv.record,
-                ])?;
+                MoveColumns::execute_sqlite(&MoveInsert::of(write.row.id, mv), &mut insert_move)?;
             }
             writes.push(WriteOutcome::Written);
         }
@@ -319,27 +237,4 @@ fn write_in(connection: &mut Connection, batch: &Batch) -> rusqlite::Result<Opti
         notices_sent: 0,
         path: BatchPath::OneStatement,
     }))
-}
-
-fn insert_game(insert: &mut rusqlite::CachedStatement<'_>, game: &GameRow) -> rusqlite::Result<()> {
-    insert.execute(params![
-        game.id.to_string(),
-        game.mode.as_str(),
-        game.white_id.map(|id| id.to_string()),
-        game.black_id.map(|id| id.to_string()),
-        game.computer_level,
-        game.time_control,
-        game.status.as_str(),
-        game.result,
-        game.state,
-        game.version,
-        game.rematch_of.map(|id| id.to_string()),
-        game.rematch_id.map(|id| id.to_string()),
-        game.created_at.to_stored(),
-        game.updated_at.to_stored(),
-        game.deadline_at.map(UnixMs::to_stored),
-        game.recent_events,
-        game.premove_nodes_json(),
-    ])?;
-    Ok(())
 }

@@ -741,6 +741,165 @@ async fn endings_batch_contract(backend: Backend) {
     store.close().await;
 }
 
+/// The two ways of writing a batch store it alike: the same batch, written
+/// in one go in one database and statement by statement in another, leaves
+/// the same rows in both. The second goes statement by statement because
+/// one of its writes takes back moves from a ply it never reached, which
+/// deletes nothing.
+async fn both_ways_store_alike_contract(backend: Backend) {
+    let (Some((one_go, _one_go_db)), Some((by_statements, _statements_db))) =
+        (fresh_store(backend).await, fresh_store(backend).await)
+    else {
+        return;
+    };
+    // The rows both databases hold before the batch.
+    let (white, black) = (player(), player());
+    let mut open_black = game(&white, &black);
+    open_black.black_id = None;
+    open_black.status = GameStage::Open;
+    let mut open_white = game(&white, &black);
+    open_white.white_id = None;
+    open_white.status = GameStage::Open;
+    let (playing, ending) = (game(&white, &black), game(&white, &black));
+    for store in [&one_go, &by_statements] {
+        for someone in [&white, &black] {
+            store.insert_player(someone).await.expect("insert");
+        }
+        for row in [&open_black, &open_white, &playing, &ending] {
+            store.insert_game(row).await.expect("insert");
+        }
+    }
+    // The batch: a new player and an existing one, a new game, three claims
+    // (the second on a seat the first takes), a move that changes only what
+    // a move changes, and an ending a guest wins.
+    let newcomer = player();
+    let new_game = GameRow {
+        deadline_at: Some(ms(30_000)),
+        computer_level: Some(2),
+        premove_nodes: ByColor {
+            white: Some(Uuid::new_v4()),
+            black: None,
+        },
+        ..game(&newcomer, &white)
+    };
+    let moved = GameRow {
+        version: 1,
+        state: r#"{"moved":true}"#.to_owned(),
+        updated_at: ms(40),
+        deadline_at: Some(ms(99)),
+        recent_events: r#"[{"version":1}]"#.to_owned(),
+        premove_nodes: ByColor {
+            white: None,
+            black: Some(Uuid::new_v4()),
+        },
+        ..playing.clone()
+    };
+    let timed_move = MoveRow {
+        clock_ms: Some(59_000),
+        ..move_row(1, "e7e5")
+    };
+    let ended = GameRow {
+        version: 1,
+        status: GameStage::Finished,
+        result: Some(r#"{"winner":"white","reason":"resignation"}"#.to_owned()),
+        state: r#"{"ended":true}"#.to_owned(),
+        updated_at: ms(41),
+        deadline_at: None,
+        ..ending.clone()
+    };
+    let batch = |take_back: Option<u32>| Batch {
+        players: vec![newcomer.clone(), white.clone()],
+        games: vec![new_game.clone()],
+        claims: vec![
+            claim(&open_black, &newcomer, 6),
+            claim(&open_black, &black, 7),
+            SeatClaim {
+                white: true,
+                ..claim(&open_white, &newcomer, 8)
+            },
+        ],
+        writes: vec![
+            GameWrite {
+                keep_moves: take_back,
+                ..write(&moved, 0, vec![move_row(0, "e2e4"), timed_move.clone()])
+            },
+            GameWrite {
+                settle: Some(GameResult {
+                    winner: Some(Color::White),
+                    reason: EndReason::Resignation,
+                }),
+                ..write(&ended, 0, vec![move_row(0, "d2d4")])
+            },
+        ],
+    };
+
+    let in_one_go = one_go
+        .write_batch(&batch(None), "chess_test", |_| Vec::new())
+        .await
+        .expect("commits");
+    let statement_by_statement = by_statements
+        .write_batch(&batch(Some(5)), "chess_test", |_| Vec::new())
+        .await
+        .expect("commits");
+
+    assert_eq!(in_one_go.path, BatchPath::OneStatement);
+    assert_eq!(statement_by_statement.path, BatchPath::Statements);
+    for outcome in [&in_one_go, &statement_by_statement] {
+        assert_eq!(outcome.claimed, [true, false, true]);
+        assert_eq!(
+            outcome.writes,
+            [WriteOutcome::Written, WriteOutcome::Written]
+        );
+    }
+    for id in [white.id, black.id, newcomer.id] {
+        let stored = one_go.player(id).await.expect("read");
+        assert!(stored.is_some());
+        assert_eq!(stored, by_statements.player(id).await.expect("read"));
+    }
+    for id in [
+        open_black.id,
+        open_white.id,
+        playing.id,
+        ending.id,
+        new_game.id,
+    ] {
+        let stored = one_go.game(id).await.expect("read");
+        assert!(stored.is_some());
+        assert_eq!(
+            stored,
+            by_statements.game(id).await.expect("read"),
+            "game {id}"
+        );
+        assert_eq!(
+            one_go.moves(id).await.expect("moves"),
+            by_statements.moves(id).await.expect("moves"),
+            "moves of {id}"
+        );
+    }
+    // And they are the batch's rows, not the same mistake twice.
+    assert_eq!(one_go.game(playing.id).await.expect("read"), Some(moved));
+    assert_eq!(one_go.game(ending.id).await.expect("read"), Some(ended));
+    assert_eq!(
+        one_go.game(new_game.id).await.expect("read"),
+        Some(new_game)
+    );
+    assert_eq!(
+        one_go.moves(playing.id).await.expect("moves"),
+        [move_row(0, "e2e4"), timed_move]
+    );
+    let taken = |row: Option<GameRow>| row.map(|row| (row.white_id, row.black_id, row.status));
+    assert_eq!(
+        taken(one_go.game(open_black.id).await.expect("read")),
+        Some((Some(white.id), Some(newcomer.id), GameStage::Playing))
+    );
+    assert_eq!(
+        taken(one_go.game(open_white.id).await.expect("read")),
+        Some((Some(newcomer.id), Some(black.id), GameStage::Playing))
+    );
+    one_go.close().await;
+    by_statements.close().await;
+}
+
 async fn timers_and_nodes_contract(backend: Backend) {
     let Some((store, _db)) = fresh_store(backend).await else {
         return;
@@ -939,6 +1098,16 @@ async fn endings_batch_contract_on_sqlite() {
 #[tokio::test]
 async fn endings_batch_contract_on_postgres() {
     endings_batch_contract(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn both_ways_store_alike_contract_on_sqlite() {
+    both_ways_store_alike_contract(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn both_ways_store_alike_contract_on_postgres() {
+    both_ways_store_alike_contract(Backend::Postgres).await;
 }
 
 #[tokio::test]
