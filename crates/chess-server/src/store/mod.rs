@@ -314,7 +314,7 @@ pub struct Store {
     /// seat taken) ride in the batches instead ([`Batch`]): as writes of
     /// their own, each paid a commit and made the batches queue behind it
     /// when many games were being set up at once (docs/performance.md,
-    /// "Fifth pass" and "Sixth pass").
+    /// "A game's set-up").
     writer: Pool,
     /// On Postgres, the writer pool's one connection, kept by the group
     /// commit from one batch to the next ([`HeldWriter`]).

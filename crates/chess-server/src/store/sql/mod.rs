@@ -13,7 +13,7 @@
 //!   library binding a row's values from the one declaration of their
 //!   order below (`columns!`).
 //! - [`postgres`] holds calls of one SQL function per statement of a batch
-//!   (migration `20261203000001_batch_statements_once.sql`), the functions
+//!   (migration `20261203000200_batch_statements_once.sql`), the functions
 //!   `chess_commit_batch` itself calls, bound from the same declaration as
 //!   one array per column, and the statements only the
 //!   statement-by-statement path runs (a take-back, the ledger).

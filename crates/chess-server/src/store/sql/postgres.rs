@@ -1,7 +1,7 @@
 //! Postgres's statements of a batch and of the reward ledger.
 //!
 //! Each statement of a batch is a function of its own in the database
-//! (migration `20261203000001_batch_statements_once.sql`), taking its rows
+//! (migration `20261203000200_batch_statements_once.sql`), taking its rows
 //! as one array per column; `chess_commit_batch` calls the same functions
 //! when it writes a batch in one round trip. The statement-by-statement path
 //! ([`super::super::batch`]) calls them here one by one, with the arrays the
