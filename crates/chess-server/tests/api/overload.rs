@@ -320,9 +320,11 @@ on_both_backends!(
         settings.write_queue = Some(4);
         settings.metrics_listen = Some("127.0.0.1:0".parse().expect("an address"));
         let app = app.restart_with(settings).await;
+        // Twice the queue's room: the writer's first batch takes what it
+        // finds (and what comes within its linger), the rest must queue.
         let mut sockets = Vec::new();
         let mut games = Vec::new();
-        for _ in 0..4 {
+        for _ in 0..8 {
             let (white, black) = (app.guest().await, app.guest().await);
             let game = app.online_game(&white, &black, clock(300_000, 0)).await;
             let mut socket = app.socket(&game, Some(&white)).await;
@@ -332,20 +334,26 @@ on_both_backends!(
         }
         let creator = app.guest().await;
 
-        // The database stops answering: one move waits on it, the others
-        // fill the writer's queue past half.
+        // The database stops answering: the first move waits on it, the
+        // next ones fill the writer's queue past half. Moves go one at a
+        // time so that the first batch cannot swallow them all.
         let lock = WriteLock::take(&app).await;
+        let mut filled = false;
         for socket in &mut sockets {
             socket
                 .send(json!({ "type": "move", "uci": "e2e4", "ply": 0 }))
                 .await;
-        }
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        loop {
+            tokio::time::sleep(Duration::from_millis(50)).await;
             let (_, text) = app.scrape_metrics().await;
             if crate::helpers::sample(&text, "chess_writer_queue_fill") >= Some(0.5) {
+                filled = true;
                 break;
             }
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !filled {
+            let (_, text) = app.scrape_metrics().await;
+            filled = crate::helpers::sample(&text, "chess_writer_queue_fill") >= Some(0.5);
             assert!(std::time::Instant::now() < deadline, "{text}");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
