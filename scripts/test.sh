@@ -5,6 +5,7 @@
 # (promtool), the backups and restores of docs/operations.md run as written, the web client's unit
 # and browser tests, and the lichess API driven by the berserk client (PyPI). It installs and
 # starts what the tests need, so it passes on a fresh machine: PostgreSQL is started when down,
+# nginx (for the rolling restarts behind the shipped proxy configuration) installed when missing,
 # promtool is taken from Debian's prometheus package by scripts/check-alerts.sh and sqlite3
 # installed by scripts/check-operations.sh when missing, npm packages and Debian's chromium are
 # installed by web/run-tests.sh, berserk into a venv by scripts/lichess-e2e/run.sh.
@@ -16,6 +17,11 @@ step() { printf '\n==> %s\n' "$*"; }
 step "PostgreSQL"
 if [ "${CHESS_SKIP_POSTGRES_TESTS:-0}" != 1 ]; then
   scripts/ensure-postgres.sh
+fi
+
+step "nginx (the rolling-restart test runs deploy/nginx/chess.conf)"
+if [ "${CHESS_SKIP_NGINX_TESTS:-0}" != 1 ]; then
+  scripts/ensure-nginx.sh
 fi
 
 step "cargo fmt --check"

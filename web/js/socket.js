@@ -11,8 +11,19 @@
 // `event`, `ack`s, refused moves, and the move list that settles a move.
 // Lobby messages carry none of these and leave it untouched.
 
-/** Delays between reconnection attempts, in milliseconds; the last one repeats. */
+/**
+ * Delays between reconnection attempts, in milliseconds; the last one repeats. Each wait is drawn
+ * between half and one and a half times its delay, so that the players of a stopped server do not
+ * all come back in the same instant.
+ */
 export const RECONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000];
+
+/**
+ * The first delay after the server closed with 1012 ("service restart"): its node is stopping and
+ * the proxy in front sends the next connection to another node (or to this one, back), so come
+ * back at once (docs/operations.md, "Restarting nodes with games in progress").
+ */
+export const RESTART_RECONNECT_DELAY_MS = 100;
 
 export class ReconnectingSocket {
   /**
@@ -26,6 +37,7 @@ export class ReconnectingSocket {
    * @param {typeof WebSocket} [options.WebSocket] injected for tests
    * @param {(fn: () => void, ms: number) => any} [options.setTimeout]
    * @param {(id: any) => void} [options.clearTimeout]
+   * @param {() => number} [options.random] in [0, 1), for the spread of the retry delays
    * @param {number} [options.silenceMs] a connection that brings no message for this
    *   long counts as lost (a server or network that went silent without closing):
    *   it is dropped and reconnected. Only for sockets that hear regularly from the
@@ -39,6 +51,7 @@ export class ReconnectingSocket {
     this.WebSocket = options.WebSocket ?? globalThis.WebSocket;
     this.setTimeout = options.setTimeout ?? ((fn, ms) => globalThis.setTimeout(fn, ms));
     this.clearTimeout = options.clearTimeout ?? ((id) => globalThis.clearTimeout(id));
+    this.random = options.random ?? Math.random;
     this.lastVersion = null;
     this.queue = [];
     this.pendingMoves = new Map(); // ply -> {msg, acknowledged}, until the move list has that ply
@@ -191,14 +204,19 @@ export class ReconnectingSocket {
     this.silenceTimer = null;
   }
 
-  // The connection `ws` is gone: reconnect after a growing delay.
-  #lost(ws) {
+  // The connection `ws` is gone (closed with `code`, if the server said why): reconnect after a
+  // growing delay, or at once when the server said it is restarting.
+  #lost(ws, code = null) {
     if (this.ws !== ws) return;
     this.ws = null;
     this.#stopSilenceTimer();
     if (this.closedByUs) return;
     this.#setStatus("down");
-    const delay = RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
+    const base =
+      this.attempt === 0 && code === 1012
+        ? RESTART_RECONNECT_DELAY_MS
+        : RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
+    const delay = Math.round(base * (0.5 + this.random()));
     this.attempt += 1;
     this.retryTimer = this.setTimeout(() => this.#open(), delay);
   }
@@ -232,7 +250,7 @@ export class ReconnectingSocket {
       const settledMoves = this.#track(msg);
       this.onMessage(msg, { settledMoves });
     };
-    ws.onclose = () => this.#lost(ws);
+    ws.onclose = (event) => this.#lost(ws, event?.code ?? null);
     ws.onerror = () => {
       // A close event always follows an error; reconnection happens there.
     };

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ReconnectingSocket } from "../js/socket.js";
+import { RECONNECT_DELAYS_MS, RESTART_RECONNECT_DELAY_MS, ReconnectingSocket } from "../js/socket.js";
 
 /** A fake WebSocket whose instances the test opens, feeds and closes by hand. */
 function fakeNetwork() {
@@ -13,7 +13,7 @@ function fakeNetwork() {
       sockets.push(this);
     }
     send(text) { this.sent.push(JSON.parse(text)); }
-    close() { this.readyState = 3; this.onclose?.(); }
+    close(code) { this.readyState = 3; this.onclose?.({ code }); }
     serverOpen() { this.readyState = 1; this.onopen?.(); }
     serverSend(msg) { this.onmessage?.({ data: JSON.stringify(msg) }); }
   }
@@ -25,6 +25,8 @@ function fakeNetwork() {
       WebSocket: FakeWebSocket,
       setTimeout: (fn, ms) => timers.push({ fn, ms }),
       clearTimeout: () => {},
+      // The middle of the spread: every retry waits exactly its delay.
+      random: () => 0.5,
     },
   };
 }
@@ -200,6 +202,39 @@ test("backs off between attempts and stops after close()", () => {
   const before = net.timers.length;
   net.sockets[1].onclose?.();
   assert.equal(net.timers.length, before, "no reconnection after close()");
+});
+
+test("a server that restarts (1012) is tried again at once, other closes after the first delay", () => {
+  const net = fakeNetwork();
+  const { s } = makeSocket(net);
+  s.connect();
+  net.sockets[0].serverOpen();
+  net.sockets[0].close(1012);
+  assert.equal(net.timers.at(-1).ms, RESTART_RECONNECT_DELAY_MS);
+  net.timers.pop().fn();
+  // The next node refuses too: the usual back-off from there.
+  net.sockets[1].close(1006);
+  assert.equal(net.timers.at(-1).ms, RECONNECT_DELAYS_MS[1]);
+  net.timers.pop().fn();
+  net.sockets[2].serverOpen();
+  net.sockets[2].close(1006);
+  assert.equal(net.timers.at(-1).ms, RECONNECT_DELAYS_MS[0], "an abnormal close waits the first delay");
+});
+
+test("retry delays are spread between half and one and a half times their value", () => {
+  for (const [random, factor] of [[0, 0.5], [0.999, 1.499]]) {
+    const net = fakeNetwork();
+    const s = new ReconnectingSocket("ws://x/api/games/1/socket", {
+      ...net.options,
+      random: () => random,
+      hello: (version) => ({ type: "hello", version }),
+      onMessage: () => {},
+    });
+    s.connect();
+    net.sockets[0].close();
+    assert.equal(net.timers.at(-1).ms, Math.round(RECONNECT_DELAYS_MS[0] * factor));
+    s.close();
+  }
 });
 
 test("parses server messages and ignores non-JSON frames", () => {

@@ -9,6 +9,10 @@
 //!   dashboard (`deploy/grafana/chess-server.json`) name, against the
 //!   `/metrics` of a running node.
 //!
+//! - `docker-compose.yml` against the nginx configuration it mounts
+//!   (`deploy/nginx/chess.conf`): every upstream is a node of the file, and
+//!   the nodes trust exactly the proxy's address.
+//!
 //! (`scripts/check-alerts.sh` runs promtool on the rules;
 //! `scripts/check-operations.sh` runs the documented backups and restores.)
 
@@ -341,6 +345,71 @@ fn yaml_values(text: &str, key: &str) -> Vec<String> {
         }
     }
     values
+}
+
+/// The deployment `docker compose up` makes is the one the operations guide
+/// describes and the rolling-restart test runs (tests/rolling_restart.rs):
+/// the shipped nginx file in front of the nodes on one public port, each
+/// upstream a node of the file that listens where nginx sends, and the nodes
+/// trusting the proxy's forwarded addresses, and no one else's.
+#[test]
+fn docker_compose_runs_the_shipped_proxy_in_front_of_its_nodes() {
+    let compose = read("docker-compose.yml");
+    let nginx = read("deploy/nginx/chess.conf");
+    let mut problems = Vec::new();
+    if !compose.contains("./deploy/nginx/chess.conf:/etc/nginx/conf.d/default.conf:ro") {
+        problems.push("the proxy does not mount deploy/nginx/chess.conf".to_owned());
+    }
+    let upstreams: Vec<&str> = nginx
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("server "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        // `server {` opens the server block; an upstream is `host:port`.
+        .filter(|address| address.contains(':'))
+        .collect();
+    if upstreams.len() < 2 {
+        problems.push(format!("nginx has {} upstream nodes", upstreams.len()));
+    }
+    for upstream in &upstreams {
+        let (host, port) = upstream
+            .trim_end_matches(';')
+            .split_once(':')
+            .unwrap_or((upstream, ""));
+        if !compose.contains(&format!("\n  {host}:\n")) {
+            problems.push(format!(
+                "nginx sends to {host}, which is not a service of the file"
+            ));
+        }
+        if !yaml_values(&compose, "NODE_NAME")
+            .iter()
+            .any(|name| name == host)
+        {
+            problems.push(format!("no node of the file is named {host}"));
+        }
+        if port != "8080" || !compose.contains("expose:\n    - \"8080\"") {
+            problems.push(format!(
+                "nginx sends to port {port:?}, the nodes listen on 8080"
+            ));
+        }
+    }
+    let proxy_addresses = yaml_values(&compose, "ipv4_address");
+    let trusted = yaml_values(&compose, "TRUSTED_PROXIES");
+    if proxy_addresses.len() != 1 || trusted != proxy_addresses {
+        problems.push(format!(
+            "the nodes trust {trusted:?}, the proxy's address is {proxy_addresses:?}"
+        ));
+    }
+    let published: Vec<&str> = compose
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("- \"") && line.contains(":80"))
+        .collect();
+    if published.len() != 1 {
+        problems.push(format!(
+            "expected one public port, the proxy's: {published:?}"
+        ));
+    }
+    assert_none(&problems, "docker-compose.yml and deploy/nginx/chess.conf");
 }
 
 /// Every string under an `expr` key of the dashboard's JSON.

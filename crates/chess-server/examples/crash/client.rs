@@ -168,7 +168,10 @@ impl Api {
         let (ws, _) = tokio_tungstenite::connect_async(request)
             .await
             .map_err(|_| connect_error())?;
-        Ok(Socket { ws })
+        Ok(Socket {
+            ws,
+            close_code: None,
+        })
     }
 }
 
@@ -191,6 +194,8 @@ fn set_cookie(response: &reqwest::Response, name: &str) -> Option<String> {
 #[derive(Debug)]
 pub struct Socket {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The code of the server's Close frame, once one arrived.
+    close_code: Option<u16>,
 }
 
 /// How reading a socket ended.
@@ -224,10 +229,21 @@ impl Socket {
                     return serde_json::from_str(text.as_str())
                         .map_err(|_| Closed::BadJson(text.as_str().chars().take(200).collect()));
                 }
-                Some(Ok(Message::Close(_)) | Err(_)) | None => return Err(Closed::Gone),
+                Some(Ok(Message::Close(frame))) => {
+                    self.close_code = frame.map(|frame| u16::from(frame.code));
+                    return Err(Closed::Gone);
+                }
+                Some(Err(_)) | None => return Err(Closed::Gone),
                 Some(Ok(_)) => {}
             }
         }
+    }
+
+    /// The code the server closed the connection with (`1012` when its node
+    /// stops), if it sent a Close frame: a dead node sends none.
+    #[allow(dead_code)] // Only the rolling-restart tool tells closes apart.
+    pub fn close_code(&self) -> Option<u16> {
+        self.close_code
     }
 
     /// Closes the connection politely.

@@ -191,6 +191,12 @@ impl ServerProcess {
         format!("http://127.0.0.1:{}", self.port)
     }
 
+    /// `127.0.0.1:<port>`, for a proxy in front.
+    #[allow(dead_code)] // Only the rolling-restart tool puts a proxy in front.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
     /// The log of every start so far.
     pub fn log_path(&self) -> PathBuf {
         self.folder.join("server.log")
@@ -283,6 +289,28 @@ impl ServerProcess {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    /// Stops the process with SIGTERM, as an operator does, and waits for it
+    /// to exit: how long it took, or `None` when it was still running after
+    /// `timeout` (it is then killed with SIGKILL).
+    #[allow(dead_code)] // Only the rolling-restart tool stops nodes politely.
+    pub async fn terminate(&mut self, timeout: Duration) -> Option<Duration> {
+        let mut child = self.child.take()?;
+        let started = Instant::now();
+        let sent = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .is_ok_and(|status| status.success());
+        while sent && started.elapsed() < timeout {
+            if let Ok(Some(_)) = child.try_wait() {
+                return Some(started.elapsed());
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
     }
 
     /// The running process's id.
