@@ -30,7 +30,7 @@ use crate::lobby::Lobby;
 use crate::metrics::{self, Metrics};
 use crate::overload::{Admission, Pressure};
 use crate::settings::{Secret, Settings};
-use crate::state::AppState;
+use crate::state::{AppState, Services};
 use crate::store::{self, Store, StoreError};
 use crate::ws::SocketLimits;
 
@@ -209,7 +209,7 @@ impl Application {
         let lobby = Arc::new(Lobby::new(Arc::clone(&registry), store.clone()));
         lobby.start(&node_notices);
         let lichess = Arc::new(Lichess::new());
-        let state = AppState {
+        let state = AppState::new(Services {
             store: store.clone(),
             accounts: accounts.clone(),
             game_limits: Arc::new(RateLimiter::new(GAMES_PER_PLAYER)),
@@ -241,7 +241,7 @@ impl Application {
                 ),
                 metrics.clone(),
             ),
-        };
+        });
         crate::lichess::relay::start(&state, &node_notices);
         let router = crate::http::routes::router(state.clone())
             .merge(crate::auth::routes::router(accounts))

@@ -76,6 +76,7 @@ pub async fn upgrade(State(state): State<AppState>, user: ApiUser) -> Result<Res
     }
     if state.store.make_bot(user.player_id).await? {
         tracing::info!(account = %user.player_id, "an account became a bot");
+        super::tokens::tokens_changed(&state, user.player_id).await;
         Ok(ok())
     } else {
         Err(ApiFailure::new(

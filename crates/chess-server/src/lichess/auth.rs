@@ -154,22 +154,33 @@ pub async fn authenticate(
     limits
         .check(&key, Instant::now())
         .map_err(|retry| ApiFailure::too_many(retry.0))?;
-    let holder = if token.starts_with(TOKEN_PREFIX) && token.len() <= 128 {
-        state.store.token_holder(&token_hash(token)).await?
-    } else {
-        None
-    };
-    let Some(holder) = holder else {
+    if !token.starts_with(TOKEN_PREFIX) || token.len() > 128 {
         limits.record(key, Instant::now());
         return Err(ApiFailure::new(StatusCode::UNAUTHORIZED, "No such token"));
+    }
+    let hash = token_hash(token);
+    let cache = &state.lichess.tokens;
+    let holder = match cache.get(&hash, Instant::now()) {
+        Some(holder) => holder,
+        None => {
+            let Some(holder) = state.store.token_holder(&hash).await? else {
+                limits.record(key, Instant::now());
+                return Err(ApiFailure::new(StatusCode::UNAUTHORIZED, "No such token"));
+            };
+            cache.put(hash.clone(), holder.clone(), Instant::now());
+            holder
+        }
     };
     let now = now_ms().to_stored();
     let stale = holder
         .last_used_at
         .is_none_or(|used| now.saturating_sub(used) >= 60_000);
-    if stale && let Err(error) = state.store.touch_token(holder.token_id, now).await {
-        // Recording the use is bookkeeping: the request goes on.
-        tracing::warn!(%error, "recording a token's use failed");
+    if stale {
+        cache.used(&hash, now);
+        if let Err(error) = state.store.touch_token(holder.token_id, now).await {
+            // Recording the use is bookkeeping: the request goes on.
+            tracing::warn!(%error, "recording a token's use failed");
+        }
     }
     Ok(ApiUser {
         player_id: holder.player_id,

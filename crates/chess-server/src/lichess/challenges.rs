@@ -557,7 +557,8 @@ pub async fn seek(
     Ok(ndjson(lines))
 }
 
-/// Queues the lines `notice` gives this node's open event streams.
+/// Acts on `notice` on this node: queues the lines it gives the open event
+/// streams, or forgets the tokens it names.
 pub async fn deliver(state: &AppState, notice: &ApiNotice) {
     match notice {
         ApiNotice::Challenge { id, status } => {
@@ -589,6 +590,7 @@ pub async fn deliver(state: &AppState, notice: &ApiNotice) {
         ApiNotice::GameStarted { game_id } => {
             events::game_started(state, *game_id).await;
         }
+        ApiNotice::TokensChanged { player } => state.lichess.tokens.forget_player(*player),
     }
 }
 

@@ -33,4 +33,5 @@ pub mod reply;
 pub mod routes;
 pub mod shapes;
 pub mod streams;
+pub mod token_cache;
 pub mod tokens;

@@ -23,6 +23,10 @@ pub enum ApiNotice {
     Challenge { id: Uuid, status: String },
     /// A game started through the API (a challenge accepted).
     GameStarted { game_id: Uuid },
+    /// A token of `player` was revoked, or the account became a bot: forget
+    /// what this node remembers of their tokens
+    /// ([`TokenCache`](super::token_cache::TokenCache)).
+    TokensChanged { player: Uuid },
 }
 
 /// An [`ApiNotice`] with the node that sent it.

@@ -21,6 +21,8 @@ pub fn start(state: &AppState, node_notices: &NodeNotices) {
                     Ok(payload) => payload,
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
                         tracing::warn!(missed, "missed api notices from other nodes");
+                        // A missed notice may have revoked a token.
+                        relaying.lichess.tokens.forget_all();
                         continue;
                     }
                     Err(broadcast::error::RecvError::Closed) => return,

@@ -16,6 +16,7 @@ use axum::body::Bytes;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
+use super::token_cache::TokenCache;
 use crate::auth::rate_limit::{AddressKey, Limit, RateLimiter, SIGN_IN_FAILURES_PER_ADDRESS};
 
 /// Tokens one account may create per hour.
@@ -33,6 +34,8 @@ pub struct Lichess {
     /// budget as failed sign-ins.
     pub(crate) bad_tokens: RateLimiter<AddressKey>,
     pub(crate) token_creations: RateLimiter<uuid::Uuid>,
+    /// The bearer tokens this node resolved lately.
+    pub(crate) tokens: TokenCache,
 }
 
 impl Lichess {
@@ -43,6 +46,7 @@ impl Lichess {
             watched: Watched::default(),
             bad_tokens: RateLimiter::new(SIGN_IN_FAILURES_PER_ADDRESS),
             token_creations: RateLimiter::new(TOKENS_PER_ACCOUNT),
+            tokens: TokenCache::default(),
         }
     }
 }

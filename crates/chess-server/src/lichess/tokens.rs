@@ -155,8 +155,22 @@ pub async fn revoke(
     let id = Uuid::parse_str(&id).map_err(|_| not_found())?;
     let now = now_ms().to_stored();
     if state.store.revoke_token(account, id, now).await? {
+        tokens_changed(&state, account).await;
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(not_found())
     }
+}
+
+/// `player`'s tokens changed (one revoked, or the account became a bot):
+/// this node and the others forget what they remember of them, so that the
+/// change holds on every node's next request.
+pub async fn tokens_changed(state: &AppState, player: Uuid) {
+    state.lichess.tokens.forget_player(player);
+    super::notices::tell_other_nodes(
+        &state.store,
+        state.registry.node_id(),
+        super::notices::ApiNotice::TokensChanged { player },
+    )
+    .await;
 }

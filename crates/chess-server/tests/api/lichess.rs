@@ -1205,6 +1205,51 @@ async fn second_node(first: &TestApp) -> TestApp {
     crate::helpers::start(first.settings.clone(), crate::helpers::Backend::Postgres).await
 }
 
+/// Each node remembers the tokens it resolved (a move through the API reads
+/// no token row); a token revoked through one node must stop working on a
+/// node that remembers it, at once and not when its memory expires.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_revoked_on_one_node_stops_working_on_another_that_remembers_it() {
+    let Some(a) = crate::helpers::spawn_app(crate::helpers::Backend::Postgres).await else {
+        return;
+    };
+    let b = second_node(&a).await;
+    let alice = a.api_player("Alice", &["board:play"]).await;
+    let (status, body) = b.api("GET", "/api/account", Some(&alice.token), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, list) = a.get("/api/account/tokens", Some(&alice.web.cookie)).await;
+    let id = list["tokens"][0]["id"]
+        .as_str()
+        .expect("a token id")
+        .to_owned();
+    let (status, _) = a
+        .send(
+            "DELETE",
+            &format!("/api/account/tokens/{id}"),
+            Some(&alice.web.cookie),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204);
+    let (status, body) = a.api("GET", "/api/account", Some(&alice.token), &[]).await;
+    assert_eq!(status, 401, "the revoking node forgets it at once: {body}");
+    // The other node hears of it in moments: far within the minute it
+    // would otherwise believe what it remembers.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, body) = b.api("GET", "/api/account", Some(&alice.token), &[]).await;
+        if status == 401 {
+            break;
+        }
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the other node still takes the revoked token"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_challenge_made_on_one_node_is_answered_on_another() {
     let Some(a) = crate::helpers::spawn_app(crate::helpers::Backend::Postgres).await else {
