@@ -287,8 +287,8 @@ async fn wait_settled(games: &[Arc<Game>], shared: &Shared) {
 }
 
 /// Every game as a node shows it: every move a player was told of is there,
-/// and the clock of the side on move lost exactly the time since the last
-/// change the players saw.
+/// and, when no move was played since the clocks the players saw last, the
+/// side on move lost exactly the time that passed since then.
 async fn check_games(games: &[Arc<Game>], api: &Api, shared: &Shared) {
     for game in games {
         let state = match api.state(&game.id, None).await {
@@ -300,11 +300,12 @@ async fn check_games(games: &[Arc<Game>], api: &Api, shared: &Shared) {
         };
         shared.count("states_checked");
         check_moves(game, &state, shared);
-        let Some((version, seen)) = game.known_clocks() else {
+        let Some((plies, seen)) = game.known_clocks() else {
             continue;
         };
-        if state["version"].as_u64() != Some(version) || state["status"] != "playing" {
-            continue; // something happened since: the next check covers it
+        let stored_plies = state["moves"].as_array().map_or(0, Vec::len);
+        if stored_plies != plies || state["status"] != "playing" {
+            continue; // a move since, or the end: the next check covers it
         }
         let clocks = &state["clocks"];
         let elapsed = clocks["as_of"]

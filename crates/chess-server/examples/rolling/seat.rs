@@ -47,8 +47,10 @@ struct Log {
     lost: [HashMap<u32, Instant>; 2],
     /// Plies whose premove was checked already (both players see it).
     premoves_checked: HashSet<usize>,
-    /// The newest clocks seen, with the version they are of.
-    clocks: Option<(u64, Value)>,
+    /// The newest clocks seen, with the number of moves played when they
+    /// were sent: clocks change only with moves (and the end), while
+    /// versions also count private events (a premove set) that carry none.
+    clocks: Option<(usize, Value)>,
 }
 
 /// One game of the run, shared by its players and the controller.
@@ -108,8 +110,8 @@ impl Game {
         self.log().moves.clone()
     }
 
-    /// The newest clocks a player saw and the version they belong to.
-    pub fn known_clocks(&self) -> Option<(u64, Value)> {
+    /// The newest clocks a player saw and the moves played then.
+    pub fn known_clocks(&self) -> Option<(usize, Value)> {
         self.log().clocks.clone()
     }
 
@@ -130,14 +132,10 @@ impl Game {
         }
     }
 
-    fn record_clocks(&self, version: u64, clocks: &Value) {
+    fn record_clocks(&self, plies: usize, clocks: &Value) {
         let mut log = self.log();
-        if log
-            .clocks
-            .as_ref()
-            .is_none_or(|(known, _)| *known < version)
-        {
-            log.clocks = Some((version, clocks.clone()));
+        if log.clocks.as_ref().is_none_or(|(known, _)| *known <= plies) {
+            log.clocks = Some((plies, clocks.clone()));
         }
     }
 
@@ -609,9 +607,7 @@ impl Seat {
         self.settle_pending();
         self.take_situation(state);
         self.view.version = version.or(self.view.version);
-        if let Some(version) = version {
-            self.game.record_clocks(version, &state["clocks"]);
-        }
+        self.game.record_clocks(self.view.plies, &state["clocks"]);
     }
 
     fn take_event(&mut self, message: &Value) {
@@ -632,9 +628,7 @@ impl Seat {
             self.settle_pending();
         }
         self.take_situation(message);
-        if let Some(version) = message["version"].as_u64() {
-            self.game.record_clocks(version, &message["clocks"]);
-        }
+        self.game.record_clocks(self.view.plies, &message["clocks"]);
         self.advance(message["version"].as_u64());
     }
 
