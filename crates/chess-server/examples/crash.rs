@@ -22,6 +22,8 @@ mod config;
 mod game;
 #[path = "crash/ledger.rs"]
 mod ledger;
+#[path = "crash/moves.rs"]
+mod moves;
 #[path = "crash/report.rs"]
 mod report;
 #[path = "crash/run.rs"]

@@ -21,6 +21,8 @@
 mod client;
 #[path = "rolling/config.rs"]
 mod config;
+#[path = "crash/moves.rs"]
+mod moves;
 #[path = "rolling/proxy.rs"]
 mod proxy;
 #[path = "rolling/report.rs"]

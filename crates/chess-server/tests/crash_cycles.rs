@@ -18,6 +18,8 @@ mod config;
 mod game;
 #[path = "../examples/crash/ledger.rs"]
 mod ledger;
+#[path = "../examples/crash/moves.rs"]
+mod moves;
 #[path = "../examples/crash/report.rs"]
 mod report;
 #[path = "../examples/crash/run.rs"]

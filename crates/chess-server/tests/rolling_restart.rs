@@ -15,6 +15,8 @@
 mod client;
 #[path = "../examples/rolling/config.rs"]
 mod config;
+#[path = "../examples/crash/moves.rs"]
+mod moves;
 #[path = "../examples/rolling/proxy.rs"]
 mod proxy;
 #[path = "../examples/rolling/report.rs"]

@@ -41,7 +41,7 @@ impl Cluster {
             std::env::var_os("PG_BIN").map_or_else(|| PathBuf::from(DEFAULT_PG_BIN), PathBuf::from);
         let data = folder.join("pgdata");
         std::fs::create_dir_all(&data)?;
-        if is_root() {
+        if crate::server::is_root() {
             // The server refuses a data folder it does not own; the run's
             // folder must be reachable for it too.
             chown_to_postgres(folder)?;
@@ -191,7 +191,7 @@ impl Cluster {
 
     fn run(&self, program: &str, args: &[&str]) -> Result<(), ClusterError> {
         let path = self.bin.join(program);
-        let mut command = if is_root() {
+        let mut command = if crate::server::is_root() {
             let mut command = Command::new("runuser");
             command.args(["-u", "postgres", "--"]).arg(&path);
             command
@@ -220,15 +220,6 @@ impl Drop for Cluster {
             let _ = Command::new("umount").arg("-l").arg(&self.data).status();
         }
     }
-}
-
-fn is_root() -> bool {
-    // The effective user's name; no libc call needed for this one question.
-    std::env::var("USER").is_ok_and(|user| user == "root")
-        || Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|output| output.stdout.starts_with(b"0\n"))
 }
 
 fn chown_to_postgres(path: &Path) -> Result<(), ClusterError> {

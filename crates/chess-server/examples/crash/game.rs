@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, Value, json};
 
 use crate::client::{Closed, Person, Socket};
+use crate::moves::random_move;
 use crate::report::Recorder;
 
 /// The two colours, as the protocol writes them; a seat is its index.
@@ -564,32 +564,6 @@ impl Seat {
     }
 }
 
-/// A random move from `dests` (`{"e2": ["e3", "e4"], ...}`) in UCI; a pawn
-/// reaching the last rank promotes to a queen.
-pub fn random_move(dests: &Map<String, Value>, fen: &str, rng: &mut StdRng) -> Option<String> {
-    let moves: Vec<(&str, &str)> = dests
-        .iter()
-        .flat_map(|(from, tos)| {
-            tos.as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(move |to| (from.as_str(), to))
-        })
-        .collect();
-    let (from, to) = *moves.choose(rng)?;
-    let pawn = fen
-        .split(' ')
-        .next()
-        .and_then(|board| piece_at(board, from))
-        .is_some_and(|piece| piece.eq_ignore_ascii_case(&'p'));
-    Some(if pawn && to.ends_with(['1', '8']) {
-        format!("{from}{to}q")
-    } else {
-        format!("{from}{to}")
-    })
-}
-
 /// The number of plies played to reach `fen` from the standard starting
 /// position (every game of the tool starts there): from the move number and
 /// the side to move.
@@ -598,25 +572,4 @@ fn ply_of(fen: &str) -> Option<usize> {
     let black_to_move = fields.nth(1)? == "b";
     let fullmove: usize = fields.nth(3)?.parse().ok()?;
     Some((fullmove.checked_sub(1)?) * 2 + usize::from(black_to_move))
-}
-
-/// The FEN letter of the piece on `square` (`"e2"`) in a FEN board field.
-fn piece_at(board: &str, square: &str) -> Option<char> {
-    let mut chars = square.chars();
-    let file = u32::from(chars.next()?).checked_sub(u32::from('a'))?;
-    let rank = usize::try_from(chars.next()?.to_digit(10)?).ok()?;
-    // The board field lists rank 8 first.
-    let row = board.split('/').nth(8usize.checked_sub(rank)?)?;
-    let mut column = 0;
-    for symbol in row.chars() {
-        match symbol.to_digit(10) {
-            Some(empty) => column += empty,
-            None if column == file => return Some(symbol),
-            None => column += 1,
-        }
-        if column > file {
-            return None;
-        }
-    }
-    None
 }

@@ -342,3 +342,15 @@ impl Drop for ServerProcess {
         self.kill();
     }
 }
+
+/// Whether the tool runs as root (initdb refuses root; nginx's workers would
+/// drop to `nobody`).
+#[allow(dead_code)] // Not every tool that includes this module needs it.
+pub fn is_root() -> bool {
+    // The effective user's name; no libc call needed for this one question.
+    std::env::var("USER").is_ok_and(|user| user == "root")
+        || Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|output| output.stdout.starts_with(b"0\n"))
+}

@@ -82,7 +82,11 @@ impl Proxy {
         }
         // The main file a distribution would ship, with everything in the
         // run's folder; as root the workers stay root so they can use it.
-        let user = if is_root() { "user root;\n" } else { "" };
+        let user = if crate::server::is_root() {
+            "user root;\n"
+        } else {
+            ""
+        };
         let folder_text = folder.display();
         let main = format!(
             "{user}daemon off;\nworker_processes 1;\npid {folder_text}/nginx.pid;\n\
@@ -157,11 +161,4 @@ impl Drop for Proxy {
     fn drop(&mut self) {
         self.shut_down();
     }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| output.stdout.starts_with(b"0\n"))
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use chess_rules::{Position, Role, Square};
+use chess_rules::Position;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use crate::client::{Api, Closed, Person, Socket};
+use crate::moves::random_move;
 use crate::report::Shared;
 
 pub const COLORS: [&str; 2] = ["white", "black"];
@@ -458,7 +459,7 @@ impl Seat {
                 if !self.rng.random_bool(PREMOVE_CHANCE) {
                     return true;
                 }
-                let Some(uci) = self.random_premove(&dests) else {
+                let Some(uci) = random_move(&dests, &self.view.fen, &mut self.rng) else {
                     return true;
                 };
                 self.premove = Some(uci.clone());
@@ -480,34 +481,6 @@ impl Seat {
             .map(|m| m.to_uci().to_string())
             .collect();
         moves.choose(&mut self.rng).cloned()
-    }
-
-    /// A random premove from the premove destinations; a pawn reaching the
-    /// last rank becomes a queen.
-    fn random_premove(&mut self, dests: &Map<String, Value>) -> Option<String> {
-        let pairs: Vec<(String, String)> = dests
-            .iter()
-            .flat_map(|(from, tos)| {
-                tos.as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(move |to| (from.clone(), to.to_owned()))
-            })
-            .collect();
-        let (from, to) = pairs.choose(&mut self.rng)?.clone();
-        let pawn = Position::from_fen(&self.view.fen)
-            .ok()
-            .is_some_and(|position| {
-                from.parse::<Square>()
-                    .is_ok_and(|square| position.board().role_at(square) == Some(Role::Pawn))
-            });
-        let promotion = if pawn && to.ends_with(['1', '8']) {
-            "q"
-        } else {
-            ""
-        };
-        Some(format!("{from}{to}{promotion}"))
     }
 
     /// `GET /api/games/{id}` as this player right after a reconnection: no
