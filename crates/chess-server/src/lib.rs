@@ -37,6 +37,7 @@ pub mod ledger;
 pub mod lichess;
 pub mod lobby;
 pub mod metrics;
+pub mod outbound;
 pub mod overload;
 pub mod settings;
 pub mod startup;
