@@ -253,7 +253,11 @@ impl Store {
     ///
     /// # Errors
     /// The database error or a row that does not decode.
-    pub async fn reward_requests_after(&self, after: i64, limit: u32) -> Result<Vec<RewardRequest>> {
+    pub async fn reward_requests_after(
+        &self,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<RewardRequest>> {
         let rows: Vec<RequestTuple> = with_conn!(self, conn, sql => {
             sqlx::query_as(sql::REWARD_REQUESTS_AFTER)
                 .bind(after)
