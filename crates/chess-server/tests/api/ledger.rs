@@ -350,7 +350,7 @@ on_both_stores!(
 
         // The finance page's audit queries agree.
         let audits = documented_audits();
-        assert_eq!(audits.len(), 4, "{audits:#?}");
+        assert_eq!(audits.len(), 5, "{audits:#?}");
         for audit in audits {
             let rows = db
                 .raw(&audit)
