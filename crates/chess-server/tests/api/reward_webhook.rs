@@ -778,3 +778,40 @@ async fn without_a_webhook_requests_are_kept_and_a_url_needs_a_secret() {
         drop(db);
     }
 }
+
+on_both_webhooks!(
+    the_account_page_shows_each_rewards_delivery_and_the_username_travels,
+    Reply::Status(200),
+    async |mut app: TestApp, receiver: Receiver| {
+        let guest = app.guest().await;
+        let player = app.sign_up(&guest, "payee").await;
+        let account: Uuid = player.id.parse().expect("a uuid");
+        // Five paid, then one over the cap.
+        wins(&app.store, account, 6, now_ms()).await;
+        settled(&app.store).await;
+        receiver.set_default(Reply::Status(400));
+        eventually("five accepted", || receiver.accepted().len() == 5).await;
+        assert!(
+            receiver
+                .each(|r| r.json()["username"] == "payee")
+                .into_iter()
+                .all(|v| v)
+        );
+
+        let rewards = app.rewards(&player).await;
+        let entries = rewards["entries"].as_array().expect("entries");
+        assert_eq!(entries.len(), 6);
+        let states: Vec<&Value> = entries.iter().map(|e| &e["delivery"]).collect();
+        assert_eq!(
+            states.iter().filter(|d| d["state"] == "delivered").count(),
+            5,
+            "{states:?}"
+        );
+        let over = entries
+            .iter()
+            .find(|e| e["status"] == "over_cap")
+            .expect("the over-cap entry");
+        assert_eq!(over["delivery"], Value::Null, "nothing owed, nothing sent");
+        app.stop().await;
+    }
+);
