@@ -815,3 +815,48 @@ on_both_webhooks!(
         app.stop().await;
     }
 );
+
+/// The real executable killed with SIGKILL while the receiver holds its
+/// request unanswered: the next start sends it again, with the same key,
+/// once the dead process's lease has run out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_delivery_delivers_after_it_restarts() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let Some((store, db)) = crate::helpers::fresh_store(backend).await else {
+            continue;
+        };
+        wins(&store, Uuid::new_v4(), 1, now_ms()).await;
+        store.close().await;
+        let receiver = Receiver::start(Reply::Hang).await;
+        let env = [
+            ("DATABASE_URL", db.url.as_str()),
+            ("REWARD_WEBHOOK_URL", receiver.url.as_str()),
+            ("REWARD_WEBHOOK_SECRET", SECRET),
+            ("REWARD_RETRY_FIRST_MS", "10"),
+            ("REWARD_RETRY_MAX_MS", "100"),
+            ("REWARD_WEBHOOK_TIMEOUT_MS", "1000"),
+            ("REWARD_POLL_MS", "20"),
+        ];
+        let mut server = crate::binary::Server::start(&env);
+        eventually("the request is being sent", || receiver.received() == 1).await;
+        server.kill9();
+        drop(server);
+
+        receiver.set_default(Reply::Status(200));
+        let server = crate::binary::Server::start(&env);
+        eventually("delivered after the restart", || {
+            receiver.accepted().len() == 1
+        })
+        .await;
+        drop(server);
+
+        let store = chess_server::store::connect(&db.url).await.expect("reopen");
+        let requests = outbox(&store).await;
+        assert_eq!(requests[0].state, DeliveryState::Delivered);
+        assert_eq!(requests[0].attempts, 2, "{requests:?}");
+        let keys = receiver.each(|r| r.key.clone());
+        assert_eq!(keys, vec![requests[0].entry_id.to_string(); 2]);
+        store.close().await;
+        drop(db);
+    }
+}
