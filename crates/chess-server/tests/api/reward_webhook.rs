@@ -844,18 +844,19 @@ async fn a_server_killed_mid_delivery_delivers_after_it_restarts() {
 
         receiver.set_default(Reply::Status(200));
         let server = crate::binary::Server::start(&env);
-        eventually("delivered after the restart", || {
-            receiver.accepted().len() == 1
-        })
-        .await;
-        drop(server);
-
+        // Read beside the running server until it has recorded the delivery.
         let store = chess_server::store::connect(&db.url).await.expect("reopen");
-        let requests = outbox(&store).await;
+        let requests = settled(&store).await;
+        drop(server);
         assert_eq!(requests[0].state, DeliveryState::Delivered);
-        assert_eq!(requests[0].attempts, 2, "{requests:?}");
+        assert!(requests[0].attempts >= 2, "{requests:?}");
+        assert_eq!(receiver.accepted(), [requests[0].entry_id.to_string()]);
         let keys = receiver.each(|r| r.key.clone());
-        assert_eq!(keys, vec![requests[0].entry_id.to_string(); 2]);
+        assert!(keys.len() >= 2, "{keys:?}");
+        assert!(
+            keys.iter().all(|k| *k == requests[0].entry_id.to_string()),
+            "{keys:?}"
+        );
         store.close().await;
         drop(db);
     }
