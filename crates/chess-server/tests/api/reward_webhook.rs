@@ -50,6 +50,8 @@ struct Received {
     timestamp: String,
     body: Vec<u8>,
     signature: String,
+    /// Unix ms it arrived.
+    at_ms: i64,
 }
 
 impl Received {
@@ -163,6 +165,7 @@ async fn receive(state: &Mutex<ReceiverState>, headers: &HeaderMap, body: Bytes)
             timestamp: header("x-chess-timestamp"),
             body: body.to_vec(),
             signature: header("x-chess-signature"),
+            at_ms: now_ms(),
         });
         let default = state.default;
         state.script.pop_front().unwrap_or(default)
@@ -585,10 +588,13 @@ async fn a_claim_left_by_a_killed_node_is_sent_once_its_lease_runs_out() {
         store.close().await;
 
         let mut app = start(webhook_settings(&db.url, &receiver), backend).await;
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let early = receiver.received();
         let requests = settled(&app.store).await;
-        assert_eq!(early, 0, "sent while the killed node's lease held it");
+        let arrivals = receiver.each(|r| r.at_ms);
+        assert!(
+            arrivals.iter().all(|at| *at >= now + 1_500),
+            "sent while the killed node's lease held it: {arrivals:?} (lease until {})",
+            now + 1_500
+        );
         assert_eq!(requests[0].state, DeliveryState::Delivered);
         assert_eq!(
             requests[0].attempts, 2,
