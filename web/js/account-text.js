@@ -89,6 +89,22 @@ export function rewardStatusText(entry, capCents = DEFAULT_CAP_CENTS) {
   return `Unknown status '${entry.status}'`;
 }
 
+/**
+ * How a credited reward's request to the host platform went, in plain words
+ * (docs/rewards.md, "Delivery to the host platform"); "" when the server
+ * sends none (no platform configured, or an over-cap entry that owes nothing).
+ */
+export function deliveryText(entry) {
+  const delivery = entry.delivery;
+  if (!delivery) return "";
+  if (delivery.state === "delivered") return "Sent to the platform";
+  if (delivery.state === "pending") return "Being sent to the platform";
+  if (delivery.state === "refused") {
+    return delivery.reason ? `Refused by the platform: ${delivery.reason}` : "Refused by the platform";
+  }
+  return `Unknown delivery '${delivery.state}'`;
+}
+
 /** Today's line: "$1.00 of $5.00 today (UTC 2026-11-29)". */
 export function todayText(rewards) {
   return `${formatCents(rewards.total_cents)} of ${formatCents(rewards.cap_cents)} today (UTC ${rewards.day})`;

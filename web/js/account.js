@@ -6,7 +6,7 @@ import * as api from "./api.js";
 import { showAccountLink } from "./header.js";
 import { followLobby } from "./lobby-follow.js";
 import { Sounds } from "./sound.js";
-import { accountErrorText, formatCents, rewardStatusText, todayText } from "./account-text.js";
+import { accountErrorText, deliveryText, formatCents, rewardStatusText, todayText } from "./account-text.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -61,10 +61,12 @@ async function showSignedIn(username) {
 function entryRow(entry, capCents) {
   const game = `/game/${encodeURIComponent(entry.game_id)}`;
   const when = new Date(entry.created_at);
-  return `<tr data-status="${esc(entry.status)}">
+  const delivery = deliveryText(entry);
+  const deliveryState = entry.delivery ? ` data-delivery="${esc(entry.delivery.state)}"` : "";
+  return `<tr data-status="${esc(entry.status)}"${deliveryState}>
     <td><a href="${esc(game)}">Game ${esc(String(entry.game_id).slice(0, 8))}</a></td>
     <td class="amount">${esc(formatCents(entry.amount_cents))}</td>
-    <td>${esc(rewardStatusText(entry, capCents))}</td>
+    <td>${esc(rewardStatusText(entry, capCents))}${delivery ? `<br><small class="delivery">${esc(delivery)}</small>` : ""}</td>
     <td><time datetime="${esc(when.toISOString())}">${esc(when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }))}</time></td>
   </tr>`;
 }

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   formatCents, waitText, accountErrorText, accountLinkText, identityText, rewardStatusText, todayText,
+  deliveryText,
 } from "../js/account-text.js";
 import { ApiError, retryAfterSeconds } from "../js/api.js";
 
@@ -85,6 +86,20 @@ test("reward entries say whether they paid and why not", () => {
     "Not paid: over the cap ($5.00 already paid on 2026-11-29, UTC)",
   );
   assert.match(rewardStatusText({ ...over, status: "refunded" }), /Unknown status 'refunded'/);
+});
+
+test("a reward's delivery to the platform is said in plain words, with the refusal's reason", () => {
+  const credited = { status: "credited", amount_cents: 100, day: "2026-12-03" };
+  assert.equal(deliveryText(credited), "", "no platform configured: nothing is said");
+  assert.equal(deliveryText({ ...credited, delivery: null }), "", "over the cap: nothing owed");
+  assert.equal(deliveryText({ ...credited, delivery: { state: "pending", reason: null } }), "Being sent to the platform");
+  assert.equal(deliveryText({ ...credited, delivery: { state: "delivered", reason: null } }), "Sent to the platform");
+  assert.equal(
+    deliveryText({ ...credited, delivery: { state: "refused", reason: "400 Bad Request: unknown account" } }),
+    "Refused by the platform: 400 Bad Request: unknown account",
+  );
+  assert.equal(deliveryText({ ...credited, delivery: { state: "refused", reason: null } }), "Refused by the platform");
+  assert.match(deliveryText({ ...credited, delivery: { state: "lost" } }), /Unknown delivery 'lost'/);
 });
 
 test("today's line compares the total with the cap in dollars", () => {

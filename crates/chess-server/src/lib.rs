@@ -38,6 +38,7 @@ pub mod lichess;
 pub mod lobby;
 pub mod metrics;
 pub mod outbound;
+pub mod outbox;
 pub mod overload;
 pub mod settings;
 pub mod startup;

@@ -61,7 +61,25 @@ struct Inner {
     writer_queue: Gauge<f64, std::sync::atomic::AtomicU64>,
     busy: Gauge,
     busy_refusals: Family<BusyRefusalLabels, Counter>,
+    reward_requests: Family<RewardStateLabels, Gauge>,
+    reward_oldest_pending: Gauge<f64, std::sync::atomic::AtomicU64>,
+    reward_deliveries: Family<RewardOutcomeLabels, Counter>,
 }
+
+/// The label of `chess_reward_requests`: a request's delivery state.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RewardStateLabels {
+    state: &'static str,
+}
+
+/// The label of `chess_reward_deliveries_total`: what an attempt came to.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RewardOutcomeLabels {
+    outcome: &'static str,
+}
+
+/// Every `outcome` of `chess_reward_deliveries_total`.
+const REWARD_OUTCOMES: [&str; 3] = ["delivered", "retried", "refused"];
 
 /// The label of `chess_busy_refusals_total`: which limit refused.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -172,6 +190,9 @@ impl Metrics {
             writer_queue: Gauge::default(),
             busy: Gauge::default(),
             busy_refusals: Family::default(),
+            reward_requests: Family::default(),
+            reward_oldest_pending: Gauge::default(),
+            reward_deliveries: Family::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -276,6 +297,35 @@ impl Metrics {
              while the node is busy), creations (too many at once), sockets (the socket cap)",
             inner.busy_refusals.clone(),
         );
+        registry.register(
+            "reward_requests",
+            "Reward requests to the host platform in the database, by delivery state \
+             (pending, delivered, refused); counted only on nodes with REWARD_WEBHOOK_URL, \
+             every such node counting the same rows",
+            inner.reward_requests.clone(),
+        );
+        registry.register(
+            "reward_requests_oldest_pending_seconds",
+            "Age of the oldest reward request not yet delivered (0 when none is pending, \
+             or no webhook is configured)",
+            inner.reward_oldest_pending.clone(),
+        );
+        registry.register(
+            "reward_deliveries",
+            "Attempts this node made to deliver a reward request, by outcome: delivered (2xx), \
+             retried (no answer, 408, 429, 5xx), refused (any other 4xx, for good)",
+            inner.reward_deliveries.clone(),
+        );
+        for state in ["pending", "delivered", "refused"] {
+            let _ = inner
+                .reward_requests
+                .get_or_create(&RewardStateLabels { state });
+        }
+        for outcome in REWARD_OUTCOMES {
+            let _ = inner
+                .reward_deliveries
+                .get_or_create(&RewardOutcomeLabels { outcome });
+        }
         for limit in BUSY_LIMITS {
             let _ = inner
                 .busy_refusals
@@ -306,6 +356,39 @@ impl Metrics {
         Metrics {
             inner: Arc::new(Inner { registry, ..inner }),
         }
+    }
+
+    /// The outbox's counts as read from the database: requests pending,
+    /// delivered and refused, and how long the oldest pending one has waited.
+    pub fn reward_requests_counted(
+        &self,
+        pending: i64,
+        delivered: i64,
+        refused: i64,
+        oldest_pending: Duration,
+    ) {
+        for (state, count) in [
+            ("pending", pending),
+            ("delivered", delivered),
+            ("refused", refused),
+        ] {
+            self.inner
+                .reward_requests
+                .get_or_create(&RewardStateLabels { state })
+                .set(count);
+        }
+        self.inner
+            .reward_oldest_pending
+            .set(oldest_pending.as_secs_f64());
+    }
+
+    /// One attempt to deliver a reward request came to `outcome`
+    /// (`delivered`, `retried` or `refused`).
+    pub fn reward_delivery(&self, outcome: &'static str) {
+        self.inner
+            .reward_deliveries
+            .get_or_create(&RewardOutcomeLabels { outcome })
+            .inc();
     }
 
     /// One move committed and acknowledged `ack_latency` after it arrived.

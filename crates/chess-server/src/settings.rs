@@ -170,6 +170,52 @@ pub struct Settings {
     /// refuses them too, whatever this says.
     #[arg(long, env = "BUSY_LAG_MS", default_value_t = 250)]
     pub busy_lag_ms: u64,
+
+    /// The host platform's endpoint that pays rewards: each credited win is
+    /// POSTed to it as signed JSON until it answers 2xx (docs/rewards.md).
+    /// Unset: rewards are recorded (and listed to the platform, with a secret)
+    /// but not sent. Requires REWARD_WEBHOOK_SECRET.
+    #[arg(long, env = "REWARD_WEBHOOK_URL")]
+    pub reward_webhook_url: Option<reqwest::Url>,
+
+    /// Secret (at least 32 bytes) shared with the host platform: signs every
+    /// reward request (X-Chess-Signature) and authenticates the platform's
+    /// reconciliation requests (GET /api/rewards/requests).
+    #[arg(long, env = "REWARD_WEBHOOK_SECRET", hide_env_values = true)]
+    pub reward_webhook_secret: Option<Secret>,
+
+    /// The first retry's ceiling of a reward request, in ms (tests shrink the
+    /// whole schedule; not for operators).
+    #[arg(
+        long,
+        env = "REWARD_RETRY_FIRST_MS",
+        default_value_t = 1_000,
+        hide = true
+    )]
+    pub reward_retry_first_ms: u64,
+
+    /// The cap of a reward request's retry ceiling, in ms.
+    #[arg(
+        long,
+        env = "REWARD_RETRY_MAX_MS",
+        default_value_t = 3_600_000,
+        hide = true
+    )]
+    pub reward_retry_max_ms: u64,
+
+    /// How long one delivery may take before it counts as failed, in ms; a
+    /// claim's lease is this plus five seconds.
+    #[arg(
+        long,
+        env = "REWARD_WEBHOOK_TIMEOUT_MS",
+        default_value_t = 10_000,
+        hide = true
+    )]
+    pub reward_webhook_timeout_ms: u64,
+
+    /// How often the deliverer looks for due requests unprompted, in ms.
+    #[arg(long, env = "REWARD_POLL_MS", default_value_t = 1_000, hide = true)]
+    pub reward_poll_ms: u64,
 }
 
 impl Settings {
@@ -211,6 +257,18 @@ impl fmt::Debug for Settings {
             .field("commit_linger_us", &self.commit_linger_us)
             .field("max_concurrent_creations", &self.max_concurrent_creations)
             .field("busy_lag_ms", &self.busy_lag_ms)
+            .field(
+                "reward_webhook_url",
+                &self
+                    .reward_webhook_url
+                    .as_ref()
+                    .map(|url| redact_url(url.as_str())),
+            )
+            .field("reward_webhook_secret", &self.reward_webhook_secret)
+            .field("reward_retry_first_ms", &self.reward_retry_first_ms)
+            .field("reward_retry_max_ms", &self.reward_retry_max_ms)
+            .field("reward_webhook_timeout_ms", &self.reward_webhook_timeout_ms)
+            .field("reward_poll_ms", &self.reward_poll_ms)
             .finish()
     }
 }

@@ -69,6 +69,8 @@ pub enum StartupError {
     SessionKeys(#[from] KeyRingError),
     #[error("password hashing: {0}")]
     Hashing(#[from] HashingError),
+    #[error("reward webhook: {0}")]
+    RewardWebhook(&'static str),
     #[error("secret file {path}: {source}")]
     Secret {
         path: PathBuf,
@@ -93,6 +95,8 @@ pub struct Application {
     metrics_endpoint: Option<metrics::Endpoint>,
     /// Held until the server has stopped using its SQLite file.
     sqlite_claim: Option<store::SqliteClaim>,
+    /// With `REWARD_WEBHOOK_URL`, the deliverer of reward requests.
+    deliverer: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Application {
@@ -118,6 +122,7 @@ impl Application {
             }
             None => load_or_create_secret(&settings.data_dir)?,
         };
+        let delivery = delivery_settings(&settings)?;
         // Before the database is touched: a second server on an SQLite
         // file is refused without migrating or writing anything.
         let sqlite_claim = store::claim_sqlite_file(&settings.database_url)?;
@@ -205,7 +210,8 @@ impl Application {
             Sessions::new(ring),
             tokens.clone(),
             settings.secure_cookies,
-        );
+        )
+        .with_reward_deliveries(settings.reward_webhook_url.is_some());
         let lobby = Arc::new(Lobby::new(Arc::clone(&registry), store.clone()));
         lobby.start(&node_notices);
         let lichess = Arc::new(Lichess::new());
@@ -243,9 +249,23 @@ impl Application {
             ),
         });
         crate::lichess::relay::start(&state, &node_notices);
+        // Reward requests reach the platform from the outbox the ledger
+        // fills (docs/rewards.md); without a webhook they are only kept.
+        let deliverer = delivery.map(|delivery| {
+            crate::outbox::start(
+                store.clone(),
+                delivery,
+                metrics.clone(),
+                shutdown.subscribe(),
+            )
+        });
         let router = crate::http::routes::router(state.clone())
             .merge(crate::auth::routes::router(accounts))
             .merge(crate::lichess::routes::router(state.clone()))
+            .merge(crate::outbox::routes::router(
+                store.clone(),
+                settings.reward_webhook_secret.clone(),
+            ))
             .layer(axum::middleware::from_fn_with_state(
                 state,
                 crate::lichess::account::bearer_account,
@@ -288,6 +308,7 @@ impl Application {
             metrics,
             metrics_endpoint,
             sqlite_claim,
+            deliverer,
         })
     }
 
@@ -359,6 +380,7 @@ impl Application {
             metrics,
             metrics_endpoint,
             sqlite_claim,
+            deliverer,
             ..
         } = self;
         if let Some(endpoint) = metrics_endpoint {
@@ -392,11 +414,61 @@ impl Application {
         if tokio::time::timeout(SHUTDOWN_GRACE, writer).await.is_err() {
             tracing::warn!("the writer did not stop in time");
         }
+        // The deliverer gives back the requests it was sending (their next
+        // attempt is any node's) before the database closes.
+        if let Some(deliverer) = deliverer
+            && tokio::time::timeout(SHUTDOWN_GRACE, deliverer)
+                .await
+                .is_err()
+        {
+            tracing::warn!(
+                "the reward deliverer did not stop in time; its claims' leases will run out"
+            );
+        }
         drop(registry);
         store.close().await;
         drop(sqlite_claim);
         result
     }
+}
+
+/// The deliverer's settings when `REWARD_WEBHOOK_URL` is set; refuses a URL
+/// without a secret (requests nobody could check) or of another scheme than
+/// http(s).
+fn delivery_settings(
+    settings: &Settings,
+) -> Result<Option<crate::outbox::DeliverySettings>, StartupError> {
+    use std::time::Duration;
+    let Some(url) = settings.reward_webhook_url.clone() else {
+        return Ok(None);
+    };
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(StartupError::RewardWebhook(
+            "REWARD_WEBHOOK_URL must be an http:// or https:// URL",
+        ));
+    }
+    let Some(secret) = settings.reward_webhook_secret.clone() else {
+        return Err(StartupError::RewardWebhook(
+            "REWARD_WEBHOOK_URL is set but REWARD_WEBHOOK_SECRET is not: \
+             requests would go unsigned",
+        ));
+    };
+    let timeout = Duration::from_millis(settings.reward_webhook_timeout_ms.max(1));
+    Ok(Some(crate::outbox::DeliverySettings {
+        url,
+        secret,
+        retry: crate::outbox::RetrySchedule {
+            first: Duration::from_millis(settings.reward_retry_first_ms.max(1)),
+            max: Duration::from_millis(
+                settings
+                    .reward_retry_max_ms
+                    .max(settings.reward_retry_first_ms),
+            ),
+        },
+        timeout,
+        lease: timeout + Duration::from_secs(5),
+        poll: Duration::from_millis(settings.reward_poll_ms.max(1)),
+    }))
 }
 
 /// This machine's host name and the port: unique per node as long as two

@@ -54,6 +54,9 @@ fn help_settings() -> Vec<HelpSetting> {
     command
         .get_arguments()
         .filter(|arg| !matches!(arg.get_id().as_str(), "help" | "version"))
+        // Hidden settings (tests' knobs, such as the reward retry schedule in
+        // milliseconds) are not in `--help`, nor for operators.
+        .filter(|arg| !arg.is_hide_set())
         .map(|arg| {
             let id = arg.get_id().as_str();
             let long = arg

@@ -49,6 +49,10 @@ pub struct Accounts {
     /// every node counts the same attempts.
     limits: Arc<AccountLimits>,
     secure_cookies: bool,
+    /// Whether the rewards list says how each reward's request to the host
+    /// platform went (only with a webhook: without one every request stays
+    /// pending, and saying so would mislead).
+    reward_deliveries: bool,
 }
 
 impl std::fmt::Debug for Accounts {
@@ -77,7 +81,16 @@ impl Accounts {
             sessions: Arc::new(sessions),
             guests,
             secure_cookies,
+            reward_deliveries: false,
         }
+    }
+
+    /// Shows each reward's delivery to the host platform on the rewards
+    /// list (with `REWARD_WEBHOOK_URL`).
+    #[must_use]
+    pub fn with_reward_deliveries(mut self, shown: bool) -> Accounts {
+        self.reward_deliveries = shown;
+        self
     }
 
     /// The verified, still active session of a request, if any.
@@ -533,7 +546,33 @@ async fn rewards(
         .reward_entries(session.account_id, REWARD_ENTRIES_SHOWN)
         .await
         .map_err(internal)?;
-    let entries: Vec<_> = entries.iter().map(entry_json).collect();
+    let deliveries = if accounts.reward_deliveries {
+        Some(
+            accounts
+                .store
+                .account_reward_deliveries(session.account_id, REWARD_ENTRIES_SHOWN)
+                .await
+                .map_err(internal)?,
+        )
+    } else {
+        None
+    };
+    let entries: Vec<_> = entries
+        .iter()
+        .map(|entry| {
+            let mut json = entry_json(entry);
+            if let Some(deliveries) = &deliveries {
+                // Over-cap entries owe nothing and have no request.
+                json["delivery"] = deliveries
+                    .iter()
+                    .find(|delivery| delivery.game_id == entry.game_id)
+                    .map_or(serde_json::Value::Null, |delivery| {
+                        json!({ "state": delivery.state.code(), "reason": delivery.last_error })
+                    });
+            }
+            json
+        })
+        .collect();
     Ok(Json(json!({
         "day": total.day.to_string(),
         "total_cents": total.total_cents,

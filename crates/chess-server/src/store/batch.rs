@@ -35,7 +35,7 @@ use super::sql::{
 use super::{
     Backend, HELD_WRITER_IDLE_CHECK, HeldConnection, Result, Store, StoreError, Transaction,
 };
-use crate::ledger::rewarded_color;
+use crate::ledger::{EntryStatus, Recorded, rewarded_color};
 
 /// Whether `batch` may be written in one go (Postgres's function,
 /// SQLite's own connection, see the module's comment): it takes no moves
@@ -168,6 +168,11 @@ impl Store {
             outcome.notices_sent = notices.len();
         }
         tx.commit().await?;
+        if rewards.iter().any(|recorded| {
+            matches!(recorded, Recorded::New(entry) if entry.status == EntryStatus::Credited)
+        }) {
+            self.outbox_wake.notify_one();
+        }
         for recorded in rewards {
             let entry = recorded.entry();
             tracing::info!(

@@ -15,7 +15,9 @@
 //! - triggers refuse every update or delete of an entry (append-only).
 //!
 //! A win is recorded in the transaction that stores the game's result, so
-//! the result and the payment commit together or not at all.
+//! the result and the payment commit together or not at all; a credited win
+//! writes its reward request for the host platform in the same transaction
+//! ([`super::reward_requests`], the outbox).
 //!
 //! The statements are in [`super::sql`], once per dialect, with the batch's.
 
@@ -30,6 +32,9 @@ use crate::ledger::{
     UtcDay, reward_winner,
 };
 
+/// The currency of every reward request: amounts are US cents.
+pub const REWARD_CURRENCY: &str = "USD";
+
 /// An entry's columns, as the ledger's statements select them
 /// (`REWARD_ENTRY_OF_GAME`, `REWARD_ENTRIES` in [`super::sql`]), in the
 /// order [`decode_entry`] reads them.
@@ -40,7 +45,9 @@ impl Transaction {
     /// [`REWARD_CENTS`] if the account's total for that UTC day stays within
     /// [`DAILY_CAP_CENTS`], otherwise $0 marked over the cap. A game that
     /// already has an entry gets nothing new ([`Recorded::AlreadyRecorded`])
-    /// and the day's total is left as it was.
+    /// and the day's total is left as it was. A credited entry writes its
+    /// reward request (`result` names the winner and the ending) in the same
+    /// savepoint; an over-cap one owes nothing and writes none.
     ///
     /// Call only for games [`reward_winner`] says pay, in the transaction
     /// that stores the game's result; nothing is final until it commits.
@@ -51,8 +58,18 @@ impl Transaction {
         &mut self,
         game_id: Uuid,
         account_id: Uuid,
+        result: &GameResult,
         now_ms: i64,
     ) -> Result<Recorded> {
+        let winner = match result.winner {
+            Some(chess_rules::Color::White) => "white",
+            Some(chess_rules::Color::Black) => "black",
+            None => {
+                return Err(StoreError::Corrupt(format!(
+                    "game {game_id} pays a reward with no winner"
+                )));
+            }
+        };
         let day = UtcDay::from_unix_ms(now_ms);
         let (game, account, day_text) =
             (game_id.to_string(), account_id.to_string(), day.to_string());
@@ -89,6 +106,15 @@ impl Transaction {
                 .execute(&mut *attempt)
                 .await?
                 .rows_affected();
+            if inserted == 1 && status == EntryStatus::Credited {
+                sqlx::query(sql::INSERT_REWARD_REQUEST)
+                    .bind(&game)
+                    .bind(winner)
+                    .bind(result.reason.code())
+                    .bind(REWARD_CURRENCY)
+                    .execute(&mut *attempt)
+                    .await?;
+            }
             if inserted == 1 {
                 attempt.commit().await?;
                 Some((status, amount_cents))
@@ -134,7 +160,10 @@ impl Transaction {
         let white = self.seat(seats.white).await?;
         let black = self.seat(seats.black).await?;
         match reward_winner(result, ByColor { white, black }) {
-            Some(account_id) => self.record_win(game_id, account_id, now_ms).await.map(Some),
+            Some(account_id) => self
+                .record_win(game_id, account_id, result, now_ms)
+                .await
+                .map(Some),
             None => Ok(None),
         }
     }

@@ -5,7 +5,7 @@
 //!
 //! Every query of the server is here: games, moves, seeks and players (this
 //! file), account rows and sessions ([`accounts`]), the reward ledger
-//! ([`ledger`]), node heartbeats ([`nodes`]) and group commit ([`batch`]).
+//! ([`ledger`]) and its outbox ([`reward_requests`]), node heartbeats ([`nodes`]) and group commit ([`batch`]).
 //! Most queries are one SQL text for both backends (both accept `$1`
 //! placeholders, `on conflict` and `returning`), run through one mechanism:
 //! [`with_conn!`] runs a body on a connection of a [`Store`] or of a
@@ -283,12 +283,15 @@ mod challenges;
 mod ledger;
 pub mod limits;
 mod nodes;
+mod reward_requests;
 mod tokens;
 mod transaction;
 mod wal;
 
 pub use accounts::{AccountRow, SignUpError};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
+pub use ledger::REWARD_CURRENCY;
+pub use reward_requests::{DeliveryState, OutboxStats, RewardDelivery, RewardRequest};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 pub use wal::WalCheckpoint;
@@ -326,6 +329,10 @@ pub struct Store {
     /// commit's batches, off the writer's path, once started
     /// ([`Store::start_checkpoints`]).
     checkpointer: Arc<std::sync::OnceLock<wal::Checkpointer>>,
+    /// Woken when a batch that credited a win has committed: the outbox's
+    /// deliverer ([`crate::outbox`]) sends its request at once instead of at
+    /// its next poll.
+    outbox_wake: Arc<tokio::sync::Notify>,
 }
 
 /// The Postgres writer's connection, held between batches: a connection
@@ -403,6 +410,12 @@ impl Store {
     /// within the busy timeout) can be had.
     pub async fn begin(&self) -> Result<Transaction> {
         Transaction::begin(self.write_pool()).await
+    }
+
+    /// Woken whenever a batch that credited a win has committed, for the
+    /// outbox's deliverer.
+    pub fn outbox_wake(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.outbox_wake)
     }
 
     /// The Postgres pool, for the change listener; `None` on SQLite.

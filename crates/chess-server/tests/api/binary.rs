@@ -14,7 +14,7 @@ use crate::helpers::header;
 
 /// A running `chess-server` process, killed (by its own id) and its folder
 /// removed on drop.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     folder: PathBuf,
     url: String,
@@ -25,7 +25,7 @@ impl Server {
     /// Starts the binary in a new empty folder with `env` set; every setting
     /// not given falls back to its default (the environment of the test run
     /// is cleared of the server's variables first).
-    fn start(env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start(env: &[(&str, &str)]) -> Server {
         let folder = std::env::temp_dir().join(format!("chess-binary-{}", Uuid::new_v4()));
         std::fs::create_dir_all(&folder).expect("an empty folder");
         let mut command = Command::new(env!("CARGO_BIN_EXE_chess-server"));
@@ -76,6 +76,13 @@ impl Server {
             .trim_end_matches('/')
             .to_owned();
         server
+    }
+
+    /// Kills the process with SIGKILL, as a crash would: nothing of it runs
+    /// after (no shutdown, no cleanup).
+    pub(crate) fn kill9(&mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
     }
 
     /// The first output line matching `wanted` (lines before it are dropped).

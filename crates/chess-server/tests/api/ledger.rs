@@ -15,6 +15,12 @@ use uuid::Uuid;
 use crate::helpers::TestDatabase;
 use crate::on_both_stores;
 
+/// The result every recorded win here has.
+const WHITE_MATES: GameResult = GameResult {
+    winner: Some(Color::White),
+    reason: EndReason::Checkmate,
+};
+
 /// Noon UTC on 2026-11-29: tests place wins relative to this instant.
 fn noon() -> i64 {
     UtcDay::parse("2026-11-29")
@@ -70,7 +76,7 @@ fn over_cap(entry: &LedgerEntry) -> bool {
 async fn win(store: &Store, game: Uuid, account: Uuid, at_ms: i64) -> Recorded {
     let mut tx = store.begin().await.expect("begin");
     let recorded = tx
-        .record_win(game, account, at_ms)
+        .record_win(game, account, &WHITE_MATES, at_ms)
         .await
         .expect("record a win");
     tx.commit().await.expect("commit");
@@ -274,11 +280,17 @@ on_both_stores!(
         let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
         let mut tx = store.begin().await.expect("begin");
 
-        let first = tx.record_win(game, account, noon()).await.expect("first");
-        let second = tx.record_win(game, account, noon()).await.expect("second");
+        let first = tx
+            .record_win(game, account, &WHITE_MATES, noon())
+            .await
+            .expect("first");
+        let second = tx
+            .record_win(game, account, &WHITE_MATES, noon())
+            .await
+            .expect("second");
         // The caller's own work after the duplicate still commits.
         let other = tx
-            .record_win(Uuid::new_v4(), account, noon())
+            .record_win(Uuid::new_v4(), account, &WHITE_MATES, noon())
             .await
             .expect("other");
         tx.commit().await.expect("commit");
@@ -296,7 +308,9 @@ on_both_stores!(
         let (game, account) = (Uuid::new_v4(), Uuid::new_v4());
 
         let mut tx = store.begin().await.expect("begin");
-        tx.record_win(game, account, noon()).await.expect("record");
+        tx.record_win(game, account, &WHITE_MATES, noon())
+            .await
+            .expect("record");
         // The game's result failed to store: the caller rolls back.
         tx.rollback().await.expect("rollback");
 
@@ -337,7 +351,7 @@ on_both_stores!(
 
         // The finance page's audit queries agree.
         let audits = documented_audits();
-        assert_eq!(audits.len(), 4, "{audits:#?}");
+        assert_eq!(audits.len(), 5, "{audits:#?}");
         for audit in audits {
             let rows = db
                 .raw(&audit)

@@ -26,6 +26,7 @@ mod nodes;
 mod overload;
 mod premoves;
 mod restart;
+mod reward_webhook;
 mod security;
 mod slow_database;
 mod store_contract;

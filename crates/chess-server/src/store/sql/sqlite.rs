@@ -103,7 +103,74 @@ statements! {
     /// The ledger: an account's newest `?2` entries, newest first.
     REWARD_ENTRIES = "select game_id, account_id, amount_cents, day, status, created_at \
         from reward_entries where account_id = ?1 order by created_at desc, id desc limit ?2";
+
+    /// The outbox: a credited entry's reward request (`?1` the game, `?2` the
+    /// winner's colour, `?3` how the game ended, `?4` the currency), written
+    /// with the entry in its transaction; the account's platform subject and
+    /// username as they are now. Nothing for an over-cap entry.
+    INSERT_REWARD_REQUEST = "insert into reward_requests (entry_id, account_id, \
+        platform_subject, username, amount_cents, currency, game_id, winner, reason, day, \
+        created_at, next_attempt_at) \
+        select e.id, e.account_id, a.platform_subject, a.username, e.amount_cents, ?4, e.game_id, \
+        ?2, ?3, e.day, e.created_at, e.created_at from reward_entries e \
+        left join accounts a on a.player_id = e.account_id \
+        where e.game_id = ?1 and e.status = 'credited'";
+
+    /// The outbox: claims up to `?4` pending requests that are due at `?1` and
+    /// nobody holds, in entry order, for this node until `?2` under the claim
+    /// `?3`. The writer's one connection runs one statement at a time, so
+    /// two claims never overlap (and one server holds the file anyway); the
+    /// lease (`claimed_until`) hands a request on if the server is killed
+    /// while delivering it.
+    CLAIM_REWARD_REQUESTS = "update reward_requests \
+        set claimed_until = ?2, claim = ?3, attempts = attempts + 1 \
+        where entry_id in (select entry_id from reward_requests \
+        where state = 'pending' and next_attempt_at <= ?1 \
+        and (claimed_until is null or claimed_until <= ?1) \
+        order by entry_id limit ?4) \
+        returning entry_id, account_id, platform_subject, username, amount_cents, currency, \
+        game_id, winner, reason, day, created_at, state, attempts, last_status, last_error, \
+        finished_at";
+
+    /// The outbox: request `?1` delivered at `?2` with status `?3`, whoever
+    /// held it (a delivery is a fact).
+    REWARD_REQUEST_DELIVERED = "update reward_requests set state = 'delivered', \
+        finished_at = ?2, last_status = ?3, last_error = null, claimed_until = null, claim = null \
+        where entry_id = ?1 and state = 'pending'";
+
+    /// The outbox: request `?1`, held under claim `?2`, failed (status `?4`,
+    /// null without an answer, because `?5`) and is due again at `?3`.
+    REWARD_REQUEST_RETRY = "update reward_requests set next_attempt_at = ?3, \
+        last_status = ?4, last_error = ?5, claimed_until = null, claim = null \
+        where entry_id = ?1 and claim = ?2 and state = 'pending'";
+
+    /// The outbox: request `?1`, held under claim `?2`, refused for good at
+    /// `?3` (status `?4`, reason `?5`).
+    REWARD_REQUEST_REFUSED = "update reward_requests set state = 'refused', \
+        finished_at = ?3, last_status = ?4, last_error = ?5, claimed_until = null, claim = null \
+        where entry_id = ?1 and claim = ?2 and state = 'pending'";
+
+    /// The outbox: gives back the requests of claim `?1` (a node stopping).
+    RELEASE_REWARD_CLAIM =
+        "update reward_requests set claimed_until = null, claim = null where claim = ?1";
+
+    /// The outbox: up to `?2` requests after entry `?1`, in entry order (the
+    /// reconciliation API's page).
+    REWARD_REQUESTS_AFTER = "select entry_id, account_id, platform_subject, \
+        username, amount_cents, currency, game_id, winner, reason, day, created_at, state, attempts, \
+        last_status, last_error, finished_at from reward_requests where entry_id > ?1 \
+        order by entry_id limit ?2";
+
+    /// The outbox: the delivery of an account's newest `?2` requests (the
+    /// account page).
+    ACCOUNT_REWARD_DELIVERIES = "select game_id, state, last_error \
+        from reward_requests where account_id = ?1 order by entry_id desc limit ?2";
 }
+
+/// The outbox: requests per state, and the oldest pending one's creation.
+/// (Outside `statements!`: it takes no parameter.)
+pub const REWARD_REQUEST_STATS: &str = "select state, count(*), min(created_at) \
+    from reward_requests group by state";
 
 #[cfg(test)]
 mod tests {
