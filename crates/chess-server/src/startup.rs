@@ -69,6 +69,8 @@ pub enum StartupError {
     SessionKeys(#[from] KeyRingError),
     #[error("password hashing: {0}")]
     Hashing(#[from] HashingError),
+    #[error("sign-in with the platform: {0}")]
+    Oidc(#[from] crate::auth::oidc::OidcConfigError),
     #[error("secret file {path}: {source}")]
     Secret {
         path: PathBuf,
@@ -107,6 +109,8 @@ impl Application {
         } else {
             Mode::Production
         };
+        // Settings that cannot work stop the start before anything is touched.
+        let oidc = crate::auth::oidc::OidcConfig::from_settings(&settings)?;
         let secret = match settings.secret.clone() {
             Some(secret) => {
                 // A hand-written secret must not be a placeholder such as
@@ -205,7 +209,15 @@ impl Application {
             Sessions::new(ring),
             tokens.clone(),
             settings.secure_cookies,
-        );
+        )
+        .with_local_accounts(settings.local_accounts)
+        .with_platform(oidc.as_ref().map(|config| config.provider_name.clone()));
+        let platform_sign_in = oidc.map(|config| {
+            crate::auth::oidc_routes::router(
+                accounts.clone(),
+                Arc::new(crate::auth::oidc::Provider::new(config)),
+            )
+        });
         let lobby = Arc::new(Lobby::new(Arc::clone(&registry), store.clone()));
         lobby.start(&node_notices);
         let lichess = Arc::new(Lichess::new());
@@ -246,6 +258,7 @@ impl Application {
         let router = crate::http::routes::router(state.clone())
             .merge(crate::auth::routes::router(accounts))
             .merge(crate::lichess::routes::router(state.clone()))
+            .merge(platform_sign_in.unwrap_or_default())
             .layer(axum::middleware::from_fn_with_state(
                 state,
                 crate::lichess::account::bearer_account,
