@@ -196,7 +196,11 @@ pub struct Settings {
     /// (made to fit the username rules, and unique with a suffix); the
     /// account itself is the provider's `sub`, so a later change of name
     /// changes nothing.
-    #[arg(long, env = "OIDC_USERNAME_CLAIM", default_value = "preferred_username")]
+    #[arg(
+        long,
+        env = "OIDC_USERNAME_CLAIM",
+        default_value = "preferred_username"
+    )]
     pub oidc_username_claim: String,
 
     /// The provider's name on the sign-in button ("Sign in with …").

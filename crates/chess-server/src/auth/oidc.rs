@@ -121,9 +121,10 @@ impl OidcConfig {
         let Some(issuer) = set(&settings.oidc_issuer) else {
             return Ok(None);
         };
-        let client_id = set(&settings.oidc_client_id).ok_or(OidcConfigError::Missing("OIDC_CLIENT_ID"))?;
-        let client_secret =
-            set(&settings.oidc_client_secret).ok_or(OidcConfigError::Missing("OIDC_CLIENT_SECRET"))?;
+        let client_id =
+            set(&settings.oidc_client_id).ok_or(OidcConfigError::Missing("OIDC_CLIENT_ID"))?;
+        let client_secret = set(&settings.oidc_client_secret)
+            .ok_or(OidcConfigError::Missing("OIDC_CLIENT_SECRET"))?;
         let public_url = set(&settings.public_url).ok_or(OidcConfigError::Missing("PUBLIC_URL"))?;
         let issuer_url =
             Url::parse(&issuer).map_err(|_| OidcConfigError::BadIssuer(issuer.clone()))?;
@@ -134,7 +135,8 @@ impl OidcConfig {
                 .trim_end_matches(']')
                 .parse::<std::net::IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback());
-        let issuer_ok = issuer_url.scheme() == "https" || (issuer_url.scheme() == "http" && loopback);
+        let issuer_ok =
+            issuer_url.scheme() == "https" || (issuer_url.scheme() == "http" && loopback);
         if !issuer_ok || issuer_url.query().is_some() || issuer_url.fragment().is_some() {
             return Err(OidcConfigError::BadIssuer(issuer));
         }
@@ -229,6 +231,7 @@ struct Discovery {
     authorization_endpoint: String,
     token_endpoint: String,
     jwks_uri: String,
+    userinfo_endpoint: Option<String>,
 }
 
 #[derive(Default)]
@@ -301,6 +304,7 @@ pub fn code_challenge(verifier: &str) -> String {
 #[derive(Deserialize)]
 struct TokenReply {
     id_token: Option<String>,
+    access_token: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -399,7 +403,9 @@ impl Provider {
         let status = reply.status();
         let bytes = read_limited(reply).await?;
         if status.is_server_error() {
-            return Err(OidcError::Unreachable(format!("token endpoint answered {status}")));
+            return Err(OidcError::Unreachable(format!(
+                "token endpoint answered {status}"
+            )));
         }
         if !status.is_success() {
             let refusal: Option<TokenErrorReply> = serde_json::from_slice(&bytes).ok();
@@ -420,7 +426,49 @@ impl Provider {
         let id_token = reply
             .id_token
             .ok_or_else(|| OidcError::Misbehaved("the token reply has no id_token".into()))?;
-        Ok(self.verify_id_token(&id_token, nonce, now).await?)
+        let mut identity = self.verify_id_token(&id_token, nonce, now).await?;
+        // Many providers put profile claims in the user info only, not in
+        // the ID token (oidc-provider's default among them).
+        if identity.username_hint.is_none()
+            && let (Some(endpoint), Some(access_token)) =
+                (&discovery.userinfo_endpoint, &reply.access_token)
+        {
+            match self.user_info(endpoint, access_token).await {
+                Ok(info) if info["sub"].as_str() == Some(identity.subject.as_str()) => {
+                    identity.username_hint = info
+                        .get(&self.config.username_claim)
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_owned);
+                }
+                Ok(_) => tracing::warn!("the user info names another subject; ignored"),
+                Err(error) => tracing::warn!(%error, "no user info; a default username is used"),
+            }
+        }
+        Ok(identity)
+    }
+
+    /// The provider's user info for `access_token`.
+    async fn user_info(
+        &self,
+        endpoint: &str,
+        access_token: &str,
+    ) -> Result<serde_json::Value, OidcError> {
+        let reply = self
+            .http
+            .get(endpoint)
+            .bearer_auth(access_token)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| OidcError::Unreachable(format!("user info: {e}")))?;
+        if !reply.status().is_success() {
+            return Err(OidcError::Misbehaved(format!(
+                "user info: {}",
+                reply.status()
+            )));
+        }
+        let bytes = read_limited(reply).await?;
+        serde_json::from_slice(&bytes).map_err(|e| OidcError::Misbehaved(format!("user info: {e}")))
     }
 
     /// Verifies `token` as an ID token of this provider for this client,
@@ -628,7 +676,9 @@ mod tests {
             "--public-url",
             "https://chess.example.org/",
         ];
-        let config = OidcConfig::from_settings(&settings(&full)).unwrap().unwrap();
+        let config = OidcConfig::from_settings(&settings(&full))
+            .unwrap()
+            .unwrap();
         assert_eq!(
             config.redirect_uri,
             "https://chess.example.org/auth/oidc/callback"

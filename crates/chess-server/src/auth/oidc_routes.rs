@@ -144,10 +144,18 @@ impl Ending {
                  already). Start the sign-in again."
                     .to_owned(),
             ),
-            Ending::Provider(OidcError::IdToken(_) | OidcError::Misbehaved(_)) => (
+            Ending::Provider(OidcError::IdToken(why)) => (
                 StatusCode::BAD_GATEWAY,
                 "Sign-in failed",
-                "The platform's answer could not be verified, so you were not signed in. \
+                format!(
+                    "The platform's answer could not be verified ({why}), so you were not \
+                     signed in. Please try again; if it keeps failing, tell the site's operators."
+                ),
+            ),
+            Ending::Provider(OidcError::Misbehaved(_)) => (
+                StatusCode::BAD_GATEWAY,
+                "Sign-in failed",
+                "The platform's answer could not be understood, so you were not signed in. \
                  Please try again; if it keeps failing, tell the site's operators."
                     .to_owned(),
             ),
@@ -259,9 +267,9 @@ async fn finish(
     headers: &HeaderMap,
     query: CallbackQuery,
 ) -> Result<(String, HeaderValue), Ending> {
-    let state = query.state.filter(|state| {
-        cookie_value(headers, STATE_COOKIE).is_some_and(|cookie| cookie == *state)
-    });
+    let state = query
+        .state
+        .filter(|state| cookie_value(headers, STATE_COOKIE).is_some_and(|cookie| cookie == *state));
     let store = platform.accounts.store();
     if let Some(error) = query.error {
         // Forget the sign-in the provider ended (only this browser's own).

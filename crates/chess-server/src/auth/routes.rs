@@ -587,9 +587,10 @@ async fn current_account(
 /// accounts (on or off) and the host platform (its name and where sign-in
 /// starts), for the web client to show the right forms and buttons.
 async fn sign_in_options(State(accounts): State<Accounts>) -> Response {
-    let platform = accounts.platform.as_deref().map(|name| {
-        json!({ "name": name, "start": crate::auth::oidc_routes::START_PATH })
-    });
+    let platform = accounts
+        .platform
+        .as_deref()
+        .map(|name| json!({ "name": name, "start": crate::auth::oidc_routes::START_PATH }));
     Json(json!({ "local": accounts.local_accounts, "platform": platform })).into_response()
 }
 

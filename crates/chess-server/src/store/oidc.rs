@@ -132,22 +132,24 @@ impl Transaction {
             .fetch_optional(&mut *conn)
             .await?
         });
-        row.map(|(nonce, code_verifier, guest_id, return_to, created_at_ms)| {
-            let guest_id = guest_id
-                .map(|id| {
-                    Uuid::parse_str(&id)
-                        .map_err(|e| StoreError::Corrupt(format!("pending guest {id:?}: {e}")))
+        row.map(
+            |(nonce, code_verifier, guest_id, return_to, created_at_ms)| {
+                let guest_id = guest_id
+                    .map(|id| {
+                        Uuid::parse_str(&id)
+                            .map_err(|e| StoreError::Corrupt(format!("pending guest {id:?}: {e}")))
+                    })
+                    .transpose()?;
+                Ok(PendingSignIn {
+                    state: state.to_owned(),
+                    nonce,
+                    code_verifier,
+                    guest_id,
+                    return_to,
+                    created_at_ms,
                 })
-                .transpose()?;
-            Ok(PendingSignIn {
-                state: state.to_owned(),
-                nonce,
-                code_verifier,
-                guest_id,
-                return_to,
-                created_at_ms,
-            })
-        })
+            },
+        )
         .transpose()
     }
 
