@@ -58,6 +58,7 @@ pub fn computer_player(level: Level) -> PlayerRow {
         kind: PlayerKind::Computer,
         name: format!("Computer (level {})", level.number()),
         created_at: UnixMs::EPOCH,
+        bot: false,
     }
 }
 

@@ -15,6 +15,10 @@ pub struct PlayerRow {
     pub kind: PlayerKind,
     pub name: String,
     pub created_at: UnixMs,
+    /// An account that plays as an engine through the bot API. Final once
+    /// the player has held a seat (an account becomes a bot only before its
+    /// first game), so a live game's copy never goes stale.
+    pub bot: bool,
 }
 
 /// A game's row: the truth the in-memory game is a cache of.

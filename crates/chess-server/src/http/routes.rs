@@ -91,6 +91,7 @@ async fn new_guest(state: &AppState, identity: &Identity) -> Result<PlayerRow, A
         kind: PlayerKind::Guest,
         name: identity.name.clone(),
         created_at: now_ms(),
+        bot: false,
     };
     state.registry.insert_player(player.clone()).await?;
     Ok(player)

@@ -141,14 +141,10 @@ impl Challenge {
 }
 
 async fn api_player(store: &Store, player: Uuid) -> Result<Option<ApiPlayer>, ApiFailure> {
-    let Some(row) = store.player(player).await? else {
-        return Ok(None);
-    };
-    let bot = store
-        .api_account(player)
+    Ok(store
+        .player(player)
         .await?
-        .is_some_and(|account| account.bot);
-    Ok(Some(ApiPlayer::new(&row, bot, None)))
+        .map(|row| ApiPlayer::new(&row, None)))
 }
 
 /// The challenges waiting for `player`'s answer.
@@ -338,14 +334,7 @@ pub async fn create(
     let challenge = Challenge::load(&state.store, row)
         .await?
         .ok_or_else(no_user)?;
-    publish(
-        &state,
-        ApiNotice::Challenge {
-            id: challenge.id,
-            status: challenge.status.clone(),
-        },
-    )
-    .await;
+    publish_challenge(&state, &challenge).await;
     Ok(axum::Json(json!({ "challenge": challenge.json("out") })).into_response())
 }
 
@@ -359,18 +348,8 @@ pub async fn accept(
     // The game starts here: a node that cannot keep up takes none.
     let _creating = state.admission.creation().map_err(ApiFailure::from)?;
     let challenge = answer(&state, &id, user.player_id, ChallengeAnswer::Accepted, None).await?;
-    let players = async {
-        let challenger = state.store.player(challenge.challenger.player_id).await?;
-        let dest = state.store.player(challenge.dest.player_id).await?;
-        Ok::<_, crate::store::StoreError>(challenger.zip(dest))
-    }
-    .await?;
-    let Some((challenger, dest)) = players else {
-        return Err(ApiFailure::new(
-            axum::http::StatusCode::NOT_FOUND,
-            "No such user",
-        ));
-    };
+    // The players as the answer read them (`Challenge::load`).
+    let (challenger, dest) = (challenge.challenger.row(), challenge.dest.row());
     let (white, black) = match challenge.color.resolve() {
         Color::White => (challenger, dest),
         Color::Black => (dest, challenger),
@@ -421,14 +400,7 @@ pub async fn decline(
         Some(&reason),
     )
     .await?;
-    publish(
-        &state,
-        ApiNotice::Challenge {
-            id: challenge.id,
-            status: challenge.status.clone(),
-        },
-    )
-    .await;
+    publish_challenge(&state, &challenge).await;
     Ok(ok())
 }
 
@@ -440,14 +412,7 @@ pub async fn cancel(
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::ChallengeWrite, Scope::BotPlay, Scope::BoardPlay])?;
     let challenge = answer(&state, &id, user.player_id, ChallengeAnswer::Canceled, None).await?;
-    publish(
-        &state,
-        ApiNotice::Challenge {
-            id: challenge.id,
-            status: challenge.status.clone(),
-        },
-    )
-    .await;
+    publish_challenge(&state, &challenge).await;
     Ok(ok())
 }
 
@@ -561,6 +526,8 @@ pub async fn seek(
 /// streams, or forgets the tokens it names.
 pub async fn deliver(state: &AppState, notice: &ApiNotice) {
     match notice {
+        // An acceptance is told by the game's `gameStart`, not by a line of its own.
+        ApiNotice::Challenge { status, .. } if status == "accepted" => {}
         ApiNotice::Challenge { id, status } => {
             let expired_before = now_ms().to_stored() - CHALLENGE_LIFETIME_MS;
             let row = match state.store.challenge(*id, expired_before).await {
@@ -597,5 +564,18 @@ pub async fn deliver(state: &AppState, notice: &ApiNotice) {
 /// Delivers `notice` to this node's streams and tells the other nodes.
 async fn publish(state: &AppState, notice: ApiNotice) {
     deliver(state, &notice).await;
+    notices::tell_other_nodes(&state.store, state.registry.node_id(), notice).await;
+}
+
+/// Tells the event streams of both accounts, here and on the other nodes,
+/// of `challenge`'s new state. This node has it in hand; the others read it.
+async fn publish_challenge(state: &AppState, challenge: &Challenge) {
+    for (player, line) in challenge.event_lines() {
+        state.lichess.events.send(player, &line);
+    }
+    let notice = ApiNotice::Challenge {
+        id: challenge.id,
+        status: challenge.status.clone(),
+    };
     notices::tell_other_nodes(&state.store, state.registry.node_id(), notice).await;
 }

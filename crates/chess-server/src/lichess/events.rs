@@ -16,24 +16,16 @@ use super::reply::{ApiFailure, line};
 use super::shapes::{self, ApiPlayer};
 use super::streams::Lichess;
 use crate::state::AppState;
-use crate::store::Store;
 
-/// The players of a game as the API shows them, with their accounts' bot flags.
-pub async fn api_players(
-    store: &Store,
-    game: &GameSnapshot,
-) -> Result<ByColor<Option<ApiPlayer>>, ApiFailure> {
-    let mut players = ByColor::<Option<ApiPlayer>>::default();
-    for color in Color::ALL {
-        if let Some(row) = game.players.get(color) {
-            let bot = store
-                .api_account(row.id)
-                .await?
-                .is_some_and(|account| account.bot);
-            *players.get_mut(color) = Some(ApiPlayer::new(row, bot, game.computer_level));
-        }
+/// The players of a game as the API shows them. The game's rows carry
+/// everything, the bot flags included (final once a player holds a seat),
+/// so no announcement or stream reads the players again.
+pub fn api_players(game: &GameSnapshot) -> ByColor<Option<ApiPlayer>> {
+    ByColor {
+        white: game.players.white.as_ref(),
+        black: game.players.black.as_ref(),
     }
-    Ok(players)
+    .map(|row| row.map(|row| ApiPlayer::new(row, game.computer_level)))
 }
 
 /// The snapshot of game `id`, up to date with the store; `None` if there
@@ -47,11 +39,8 @@ pub async fn snapshot(
 
 /// Tells both players of `game` (their open event streams) of it in
 /// `kind` (`gameStart` or `gameFinish`).
-async fn announce(lichess: &Lichess, store: &Store, game: &GameSnapshot, kind: &str) {
-    let players = match api_players(store, game).await {
-        Ok(players) => players,
-        Err(_) => return,
-    };
+fn announce(lichess: &Lichess, game: &GameSnapshot, kind: &str) {
+    let players = api_players(game);
     for color in Color::ALL {
         let Some(player) = players.get(color) else {
             continue;
@@ -91,7 +80,7 @@ pub async fn start_following(state: &AppState, game_id: Uuid) {
         return;
     }
     match snapshot(&state.registry, game_id).await {
-        Ok(Some(game)) => announce(&state.lichess, &state.store, &game, "gameStart").await,
+        Ok(Some(game)) => announce(&state.lichess, &game, "gameStart"),
         _ => {
             state.lichess.watched.release(game_id);
             return;
@@ -120,7 +109,7 @@ fn spawn_watcher(state: &AppState, game_id: Uuid) {
         if let Ok(Some(game)) = snapshot(&state.registry, game_id).await
             && game.is_over()
         {
-            announce(&state.lichess, &state.store, &game, "gameFinish").await;
+            announce(&state.lichess, &game, "gameFinish");
         }
     });
 }

@@ -4,7 +4,7 @@
 
 use chess_game::TimeControl;
 use chess_live::view::{PublicSituation, ResultView};
-use chess_live::{GameSnapshot, GameStage, PlayerKind, PlayerRow};
+use chess_live::{GameSnapshot, GameStage, PlayerKind, PlayerRow, UnixMs};
 use chess_rules::ByColor;
 use chess_rules::Color;
 use serde_json::{Value, json};
@@ -95,17 +95,30 @@ pub struct ApiPlayer {
     pub kind: PlayerKind,
     pub bot: bool,
     pub computer_level: Option<u8>,
+    created_at: UnixMs,
 }
 
 impl ApiPlayer {
-    /// `row`, with the bot flag of its account.
-    pub fn new(row: &PlayerRow, bot: bool, computer_level: Option<u8>) -> ApiPlayer {
+    /// The player of `row` (the computer at `computer_level`).
+    pub fn new(row: &PlayerRow, computer_level: Option<u8>) -> ApiPlayer {
         ApiPlayer {
             player_id: row.id,
             name: row.name.clone(),
             kind: row.kind,
-            bot,
+            bot: row.bot,
             computer_level,
+            created_at: row.created_at,
+        }
+    }
+
+    /// The stored player this is.
+    pub fn row(&self) -> PlayerRow {
+        PlayerRow {
+            id: self.player_id,
+            kind: self.kind,
+            name: self.name.clone(),
+            created_at: self.created_at,
+            bot: self.bot,
         }
     }
 

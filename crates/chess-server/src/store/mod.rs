@@ -518,13 +518,16 @@ impl Store {
         Ok(())
     }
 
-    /// The player with this id.
+    /// The player with this id, with its account's bot flag.
     ///
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn player(&self, id: Uuid) -> Result<Option<PlayerRow>> {
-        let row: Option<(String, String, String, i64)> = with_conn!(self, conn => {
-            sqlx::query_as("select id, kind, name, created_at from players where id = $1")
+        let row: Option<(String, String, String, i64, bool)> = with_conn!(self, conn => {
+            sqlx::query_as(
+                "select p.id, p.kind, p.name, p.created_at, coalesce(a.bot, false) from players p \
+                 left join accounts a on a.player_id = p.id where p.id = $1",
+            )
                 .bind(id.to_string())
                 .fetch_optional(&mut *conn)
                 .await?

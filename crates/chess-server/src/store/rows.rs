@@ -55,7 +55,7 @@ fn optional_uuid(text: Option<String>) -> Result<Option<Uuid>, StoreError> {
 
 /// A player from its columns.
 pub(super) fn player_row(
-    (id, kind, name, created_at): (String, String, String, i64),
+    (id, kind, name, created_at, bot): (String, String, String, i64, bool),
 ) -> Result<PlayerRow, StoreError> {
     Ok(PlayerRow {
         id: uuid(&id)?,
@@ -64,6 +64,7 @@ pub(super) fn player_row(
             .map_err(|_| StoreError::Corrupt(format!("player kind {kind:?}")))?,
         name,
         created_at: UnixMs::from_stored(created_at),
+        bot,
     })
 }
 

@@ -26,6 +26,7 @@ async fn guest(store: &Store) -> Uuid {
             kind: PlayerKind::Guest,
             name: "Brave Pawn".to_owned(),
             created_at: chess_live::UnixMs::from_millis(0),
+            bot: false,
         })
         .await
         .expect("insert a guest");

@@ -100,6 +100,7 @@ async fn player(store: &Store, kind: PlayerKind) -> Uuid {
             kind,
             name: format!("{kind}-{}", id.simple()),
             created_at: chess_live::UnixMs::from_millis(0),
+            bot: false,
         })
         .await
         .expect("insert a player");

@@ -22,6 +22,7 @@ fn player() -> PlayerRow {
         kind: PlayerKind::Guest,
         name: "brave-otter-42".to_owned(),
         created_at: ms(1),
+        bot: false,
     }
 }
 

@@ -29,6 +29,7 @@ fn guest() -> PlayerRow {
         kind: PlayerKind::Guest,
         name: "quiet-heron-7".to_owned(),
         created_at: UnixMs::from_stored(1),
+        bot: false,
     }
 }
 
