@@ -721,6 +721,112 @@ mod tests {
         );
     }
 
+    /// A provider on loopback serving a discovery document and a key set
+    /// (an RSA key `k1` and a symmetric key `sym`), counting key set fetches.
+    async fn counting_provider() -> (Provider, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let discovery = serde_json::json!({
+            "issuer": issuer,
+            "authorization_endpoint": format!("{issuer}/auth"),
+            "token_endpoint": format!("{issuer}/token"),
+            "jwks_uri": format!("{issuer}/jwks"),
+        });
+        let counted = Arc::clone(&fetches);
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/openid-configuration",
+                axum::routing::get(move || async move { axum::Json(discovery) }),
+            )
+            .route(
+                "/jwks",
+                axum::routing::get(move || async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    axum::Json(serde_json::json!({ "keys": [
+                        { "kty": "RSA", "kid": "k1", "alg": "RS256", "use": "sig", "e": "AQAB",
+                          "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw" },
+                        { "kty": "oct", "kid": "sym", "k": "c2VjcmV0LXRoYXQtaXMtYS1wdWJsaWMta2V5" },
+                    ] }))
+                }),
+            );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let settings = settings(&[
+            "--oidc-issuer",
+            &issuer,
+            "--oidc-client-id",
+            "chess",
+            "--oidc-client-secret",
+            "s3cret",
+            "--public-url",
+            "http://127.0.0.1:1",
+        ]);
+        let config = OidcConfig::from_settings(&settings).unwrap().unwrap();
+        (Provider::new(config), fetches)
+    }
+
+    /// A token with `header`, any claims and a signature nobody made.
+    fn unsigned_token(header: &serde_json::Value) -> String {
+        let part = |value: &serde_json::Value| URL_SAFE_NO_PAD.encode(value.to_string());
+        format!(
+            "{}.{}.{}",
+            part(header),
+            part(&serde_json::json!({ "sub": "x" })),
+            URL_SAFE_NO_PAD.encode([7u8; 256])
+        )
+    }
+
+    fn refusal(result: Result<PlatformIdentity, OidcError>) -> IdTokenError {
+        match result {
+            Err(OidcError::IdToken(error)) => error,
+            other => panic!("not an ID token refusal: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn unknown_key_ids_refetch_the_key_set_at_most_once_a_minute() {
+        use std::sync::atomic::Ordering;
+        let (provider, fetches) = counting_provider().await;
+        for kid in ["forged-1", "forged-2", "forged-3"] {
+            let token = unsigned_token(&serde_json::json!({ "alg": "RS256", "kid": kid }));
+            let error = refusal(provider.verify_id_token(&token, "n", 0).await);
+            assert_eq!(error, IdTokenError::UnknownKey, "{kid}");
+        }
+        // The first fetch, then none: the forged ids came within the minute.
+        assert_eq!(fetches.load(Ordering::SeqCst), 1);
+        // A known key id is found in the cache: its forged signature fails.
+        let token = unsigned_token(&serde_json::json!({ "alg": "RS256", "kid": "k1" }));
+        let error = refusal(provider.verify_id_token(&token, "n", 0).await);
+        assert_eq!(error, IdTokenError::BadSignature);
+        assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn none_hmac_and_symmetric_keys_are_refused_before_any_signature_check() {
+        let (provider, _) = counting_provider().await;
+        let none = format!(
+            "{}.{}.",
+            URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#),
+            URL_SAFE_NO_PAD.encode(r#"{"sub":"x"}"#)
+        );
+        let error = refusal(provider.verify_id_token(&none, "n", 0).await);
+        assert_eq!(error, IdTokenError::Malformed);
+        for alg in ["HS256", "HS512"] {
+            let token = unsigned_token(&serde_json::json!({ "alg": alg, "kid": "sym" }));
+            let error = refusal(provider.verify_id_token(&token, "n", 0).await);
+            assert!(
+                matches!(error, IdTokenError::Algorithm(_)),
+                "{alg}: {error:?}"
+            );
+        }
+        // An allowed algorithm naming a symmetric key of the set.
+        let token = unsigned_token(&serde_json::json!({ "alg": "RS256", "kid": "sym" }));
+        let error = refusal(provider.verify_id_token(&token, "n", 0).await);
+        assert_eq!(error, IdTokenError::BadKey);
+    }
+
     #[test]
     fn attempts_are_random_and_long() {
         let (a, b) = (Attempt::new(), Attempt::new());
