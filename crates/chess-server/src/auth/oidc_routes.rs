@@ -35,8 +35,10 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::oidc::{Attempt, OidcError, PlatformIdentity, Provider};
+use super::rate_limit::{AddressKey, Limit, RateLimiter};
 use super::routes::Accounts;
 use super::username::{MAX_USERNAME_LEN, MIN_USERNAME_LEN, Username};
+use crate::http::extract::ClientAddress;
 use crate::store::{PendingSignIn, PlatformSignUpError};
 
 /// Where the web client sends people to sign in with the platform.
@@ -49,12 +51,19 @@ const PENDING_LIFETIME: Duration = Duration::from_secs(10 * 60);
 const USERNAME_ATTEMPTS: u32 = 12;
 /// The longest `return_to` kept.
 const MAX_RETURN_TO: usize = 512;
+/// Sign-ins one client address may start on one node in
+/// [`PENDING_LIFETIME`]: each writes a row, so a script cannot fill the table.
+pub const STARTS_PER_ADDRESS: Limit = Limit {
+    max: 30,
+    window: PENDING_LIFETIME,
+};
 
 /// What the platform sign-in routes need.
 #[derive(Clone, Debug)]
 pub struct PlatformSignIn {
     accounts: Accounts,
     provider: Arc<Provider>,
+    starts: Arc<RateLimiter<AddressKey>>,
 }
 
 /// The platform sign-in routes, to merge into the server's router.
@@ -62,7 +71,11 @@ pub fn router(accounts: Accounts, provider: Arc<Provider>) -> Router {
     Router::new()
         .route(START_PATH, get(start))
         .route(super::oidc::CALLBACK_PATH, get(callback))
-        .with_state(PlatformSignIn { accounts, provider })
+        .with_state(PlatformSignIn {
+            accounts,
+            provider,
+            starts: Arc::new(RateLimiter::new(STARTS_PER_ADDRESS)),
+        })
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +106,8 @@ enum Ending {
     Provider(OidcError),
     /// The callback lacks the code.
     NoCode,
+    /// Too many sign-ins started from this address.
+    TooMany,
     /// Our own failure (the database); logged.
     Internal(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -159,6 +174,13 @@ impl Ending {
                  Please try again; if it keeps failing, tell the site's operators."
                     .to_owned(),
             ),
+            Ending::TooMany => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many sign-ins",
+                "Too many sign-ins were started from your address. Please wait a few minutes \
+                 and try again."
+                    .to_owned(),
+            ),
             Ending::Internal(_) => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "Sign-in failed",
@@ -191,10 +213,18 @@ fn internal(error: impl std::error::Error + Send + Sync + 'static) -> Ending {
 /// the browser to the provider's authorization endpoint.
 async fn start(
     State(platform): State<PlatformSignIn>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     Query(query): Query<StartQuery>,
 ) -> Response {
     let secure = platform.accounts.secure_cookies();
+    if platform
+        .starts
+        .hit(AddressKey::from(address), std::time::Instant::now())
+        .is_err()
+    {
+        return Ending::TooMany.into_page(secure);
+    }
     match begin(&platform, &headers, query).await {
         Ok((location, state)) => {
             let mut response = redirect(&location);

@@ -679,6 +679,18 @@ on_both_platforms!(
         );
         assert!(browser.cookie("chess_oidc_state").is_none());
         assert_eq!(platform.count("select 1 from oidc_pending").await, 0);
+        // One address may start only so many sign-ins (30 in ten minutes).
+        for _ in 1..30 {
+            let answer = browser
+                .get(&format!("{}/auth/oidc/start", platform.app.address))
+                .await;
+            assert_eq!(answer.status, 502);
+        }
+        let answer = browser
+            .get(&format!("{}/auth/oidc/start", platform.app.address))
+            .await;
+        assert_eq!(answer.status, 429);
+        assert!(answer.body.contains("Too many sign-ins"), "{}", answer.body);
     }
 );
 
