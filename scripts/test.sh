@@ -24,6 +24,11 @@ if [ "${CHESS_SKIP_NGINX_TESTS:-0}" != 1 ]; then
   scripts/ensure-nginx.sh
 fi
 
+step "OpenID provider (the platform sign-in tests run the npm package oidc-provider)"
+if [ "${CHESS_SKIP_OIDC_TESTS:-0}" != 1 ]; then
+  scripts/ensure-oidc-provider.sh
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

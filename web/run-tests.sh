@@ -31,6 +31,11 @@ if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   npm ci --no-audit --no-fund
 fi
 
+if [ "${CHESS_SKIP_OIDC_TESTS:-0}" != 1 ]; then
+  step "OpenID provider for the platform sign-in test"
+  ../scripts/ensure-oidc-provider.sh
+fi
+
 step "chromium"
 chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 if [ ! -x "$chromium_path" ]; then

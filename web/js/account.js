@@ -1,4 +1,5 @@
-// The account page: sign up, sign in, sign out, change password, and the
+// The account page: sign up, sign in (locally, or with the host platform),
+// sign out, change password, and the
 // signed-in account's rewards (docs/protocol.md, "Identity" and "Rewards"), and
 // its API access tokens (docs/lichess-api.md).
 
@@ -189,8 +190,26 @@ function wire() {
   });
 }
 
+/**
+ * Shows the ways to sign in the server offers: "Sign in with <platform>"
+ * when it signs people in with a host platform, the username and password
+ * forms unless local accounts are off.
+ */
+async function showSignInOptions() {
+  const options = await api.signInOptions().catch(() => ({ local: true, platform: null }));
+  if (options.platform) {
+    const link = $("#platform-sign-in-link");
+    link.textContent = `Sign in with ${options.platform.name}`;
+    link.href = `${options.platform.start}?return_to=${encodeURIComponent("/account.html")}`;
+    $("#platform-sign-in").hidden = false;
+  }
+  $("#local-sign-in").hidden = !options.local;
+  $("#local-sign-up").hidden = !options.local;
+}
+
 async function main() {
   wire();
+  await showSignInOptions();
   try {
     // Also creates the guest identity on a first visit, so a sign-up keeps this browser's games.
     const who = await api.me();

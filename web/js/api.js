@@ -68,6 +68,8 @@ export const pgnUrl = (id) => `/api/games/${encodeURIComponent(id)}/pgn`;
 export const signUp = (username, password) => request("POST", "/api/account/sign-up", { username, password });
 export const signIn = (username, password) => request("POST", "/api/account/sign-in", { username, password });
 export const signOut = () => request("POST", "/api/account/sign-out");
+/** How people sign in here: `{ local, platform: { name, start } | null }`. */
+export const signInOptions = () => request("GET", "/api/account/sign-in-options");
 export const changePassword = (currentPassword, newPassword) =>
   request("POST", "/api/account/password", { current_password: currentPassword, new_password: newPassword });
 export const account = () => request("GET", "/api/account");

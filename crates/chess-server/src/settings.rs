@@ -216,6 +216,49 @@ pub struct Settings {
     /// How often the deliverer looks for due requests unprompted, in ms.
     #[arg(long, env = "REWARD_POLL_MS", default_value_t = 1_000, hide = true)]
     pub reward_poll_ms: u64,
+    /// The server's public base URL as browsers reach it
+    /// (`https://chess.example.org`), with no path. Sign-in through the
+    /// platform sends the provider back to `<public url>/auth/oidc/callback`.
+    #[arg(long, env = "PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// The host platform's OpenID Connect issuer (`https://id.example.org`):
+    /// people sign in with their platform account, found through its
+    /// discovery document. Unset: sign-in is local only. Needs
+    /// `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET` and `PUBLIC_URL`.
+    #[arg(long, env = "OIDC_ISSUER")]
+    pub oidc_issuer: Option<String>,
+
+    /// This server's client id at the provider.
+    #[arg(long, env = "OIDC_CLIENT_ID")]
+    pub oidc_client_id: Option<String>,
+
+    /// This server's client secret at the provider.
+    #[arg(long, env = "OIDC_CLIENT_SECRET", hide_env_values = true)]
+    pub oidc_client_secret: Option<String>,
+
+    /// The ID token claim a new platform account's username is made from
+    /// (made to fit the username rules, and unique with a suffix); the
+    /// account itself is the provider's `sub`, so a later change of name
+    /// changes nothing.
+    #[arg(
+        long,
+        env = "OIDC_USERNAME_CLAIM",
+        default_value = "preferred_username"
+    )]
+    pub oidc_username_claim: String,
+
+    /// The provider's name on the sign-in button ("Sign in with …").
+    /// Default: the issuer's host name.
+    #[arg(long, env = "OIDC_PROVIDER_NAME")]
+    pub oidc_provider_name: Option<String>,
+
+    /// Local accounts (username and password): `false` refuses local
+    /// sign-up and sign-in, so the platform's accounts are the only
+    /// signed-in accounts (the ones rewards are paid to).
+    #[arg(long, env = "LOCAL_ACCOUNTS", default_value_t = true,
+          action = clap::ArgAction::Set)]
+    pub local_accounts: bool,
 }
 
 impl Settings {
@@ -269,6 +312,16 @@ impl fmt::Debug for Settings {
             .field("reward_retry_max_ms", &self.reward_retry_max_ms)
             .field("reward_webhook_timeout_ms", &self.reward_webhook_timeout_ms)
             .field("reward_poll_ms", &self.reward_poll_ms)
+            .field("public_url", &self.public_url)
+            .field("oidc_issuer", &self.oidc_issuer)
+            .field("oidc_client_id", &self.oidc_client_id)
+            .field(
+                "oidc_client_secret",
+                &self.oidc_client_secret.as_ref().map(|_| "***"),
+            )
+            .field("oidc_username_claim", &self.oidc_username_claim)
+            .field("oidc_provider_name", &self.oidc_provider_name)
+            .field("local_accounts", &self.local_accounts)
             .finish()
     }
 }

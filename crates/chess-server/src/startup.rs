@@ -71,6 +71,8 @@ pub enum StartupError {
     Hashing(#[from] HashingError),
     #[error("reward webhook: {0}")]
     RewardWebhook(&'static str),
+    #[error("sign-in with the platform: {0}")]
+    Oidc(#[from] crate::auth::oidc::OidcConfigError),
     #[error("secret file {path}: {source}")]
     Secret {
         path: PathBuf,
@@ -111,6 +113,8 @@ impl Application {
         } else {
             Mode::Production
         };
+        // Settings that cannot work stop the start before anything is touched.
+        let oidc = crate::auth::oidc::OidcConfig::from_settings(&settings)?;
         let secret = match settings.secret.clone() {
             Some(secret) => {
                 // A hand-written secret must not be a placeholder such as
@@ -211,7 +215,15 @@ impl Application {
             tokens.clone(),
             settings.secure_cookies,
         )
-        .with_reward_deliveries(settings.reward_webhook_url.is_some());
+        .with_reward_deliveries(settings.reward_webhook_url.is_some())
+        .with_local_accounts(settings.local_accounts)
+        .with_platform(oidc.as_ref().map(|config| config.provider_name.clone()));
+        let platform_sign_in = oidc.map(|config| {
+            crate::auth::oidc_routes::router(
+                accounts.clone(),
+                Arc::new(crate::auth::oidc::Provider::new(config)),
+            )
+        });
         let lobby = Arc::new(Lobby::new(Arc::clone(&registry), store.clone()));
         lobby.start(&node_notices);
         let lichess = Arc::new(Lichess::new());
@@ -266,6 +278,7 @@ impl Application {
                 store.clone(),
                 settings.reward_webhook_secret.clone(),
             ))
+            .merge(platform_sign_in.unwrap_or_default())
             .layer(axum::middleware::from_fn_with_state(
                 state,
                 crate::lichess::account::bearer_account,

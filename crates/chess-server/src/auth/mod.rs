@@ -21,11 +21,17 @@
 //!   sign-ups), counted in the store on Postgres so that every node counts
 //!   the same attempts, in memory on SQLite;
 //! - [`sign_in`]: the sign-in decision that reveals nothing about which
-//!   usernames exist.
+//!   usernames exist;
+//! - [`oidc`]: the host platform's OpenID provider: discovery, keys, the
+//!   code exchange and the ID token's checks;
+//! - [`oidc_routes`]: sign-in with the platform (`/auth/oidc/*`) and its
+//!   error pages.
 
 pub mod account_limits;
 pub mod extract;
 pub mod identity;
+pub mod oidc;
+pub mod oidc_routes;
 pub mod password;
 pub mod rate_limit;
 pub mod routes;

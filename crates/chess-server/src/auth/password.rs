@@ -84,7 +84,24 @@ impl PasswordHash {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The hash of an account that has no password (it signs in through
+    /// the host platform): not a PHC string, so no password can match it,
+    /// and [`PasswordHash::is_unusable`] lets sign-in refuse it before
+    /// hashing anything.
+    pub fn unusable() -> PasswordHash {
+        PasswordHash(UNUSABLE_HASH.to_owned())
+    }
+
+    /// Whether this is the hash of an account without a password.
+    pub fn is_unusable(&self) -> bool {
+        self.0 == UNUSABLE_HASH
+    }
 }
+
+/// The stored hash of accounts without a password (a PHC string starts
+/// with `$`).
+const UNUSABLE_HASH: &str = "!no-password:platform-account";
 
 /// What checking a password found.
 #[derive(Debug, PartialEq, Eq)]

@@ -53,6 +53,10 @@ pub struct Accounts {
     /// platform went (only with a webhook: without one every request stays
     /// pending, and saying so would mislead).
     reward_deliveries: bool,
+    /// Whether local (username and password) sign-up and sign-in are on.
+    local_accounts: bool,
+    /// The host platform's name, when people can sign in with it.
+    platform: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Accounts {
@@ -82,6 +86,8 @@ impl Accounts {
             guests,
             secure_cookies,
             reward_deliveries: false,
+            local_accounts: true,
+            platform: None,
         }
     }
 
@@ -91,6 +97,68 @@ impl Accounts {
     pub fn with_reward_deliveries(mut self, shown: bool) -> Accounts {
         self.reward_deliveries = shown;
         self
+    }
+
+    /// The same endpoints with local accounts on or off (`LOCAL_ACCOUNTS`):
+    /// off, local sign-up and sign-in are refused `403 local_accounts_off`.
+    #[must_use]
+    pub fn with_local_accounts(mut self, on: bool) -> Accounts {
+        self.local_accounts = on;
+        self
+    }
+
+    /// The same endpoints, telling the web client that people can sign in
+    /// with the host platform named `name`.
+    #[must_use]
+    pub fn with_platform(mut self, name: Option<String>) -> Accounts {
+        self.platform = name.map(Arc::from);
+        self
+    }
+
+    /// The database the accounts are in.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The guest tokens, to find the guest a sign-in started from.
+    pub(crate) fn guests(&self) -> &GuestTokens {
+        &self.guests
+    }
+
+    /// Whether cookies are marked `Secure`.
+    pub(crate) fn secure_cookies(&self) -> bool {
+        self.secure_cookies
+    }
+
+    /// The `Set-Cookie` of a fresh session token for `player_id`'s sign-in
+    /// `session_id` (recorded with `Transaction::start_session`).
+    ///
+    /// # Errors
+    /// Only if signing fails.
+    pub(crate) fn session_set_cookie(
+        &self,
+        player_id: Uuid,
+        session_id: Uuid,
+    ) -> Result<HeaderValue, ApiError> {
+        let token = self
+            .sessions
+            .issue_for(player_id, session_id, unix_secs())
+            .map_err(internal)?;
+        Ok(self.session_cookie(&token, self.sessions.lifetime().as_secs()))
+    }
+
+    /// Refuses local sign-up and sign-in when local accounts are off.
+    fn local_accounts_on(&self) -> Result<(), Failure> {
+        if self.local_accounts {
+            return Ok(());
+        }
+        let message = match &self.platform {
+            Some(name) => {
+                format!("this server has no local accounts: sign in with {name} instead")
+            }
+            None => "this server has no local accounts".to_owned(),
+        };
+        Err(ApiError::client(StatusCode::FORBIDDEN, "local_accounts_off", message).into())
     }
 
     /// The verified, still active session of a request, if any.
@@ -200,6 +268,7 @@ pub fn router(accounts: Accounts) -> Router {
         .route("/api/account/sign-out", post(sign_out))
         .route("/api/account/password", post(change_password))
         .route("/api/account/rewards", get(rewards))
+        .route("/api/account/sign-in-options", get(sign_in_options))
         .with_state(accounts)
 }
 
@@ -293,6 +362,7 @@ async fn sign_up(
     headers: HeaderMap,
     JsonBody(credentials): JsonBody<Credentials>,
 ) -> Result<Response, Failure> {
+    accounts.local_accounts_on()?;
     let username = Username::parse(&credentials.username).map_err(|error| {
         ApiError::client(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -365,6 +435,7 @@ async fn sign_in_route(
     ClientAddress(address): ClientAddress,
     JsonBody(credentials): JsonBody<Credentials>,
 ) -> Result<Response, Failure> {
+    accounts.local_accounts_on()?;
     let (Ok(username), Ok(password)) = (
         Username::parse(&credentials.username),
         Password::parse(credentials.password.clone()),
@@ -523,6 +594,17 @@ async fn current_account(
         Json(json!({ "id": account.player_id, "username": account.username, "kind": "account" }))
             .into_response(),
     )
+}
+
+/// `GET /api/account/sign-in-options`: how people sign in here: local
+/// accounts (on or off) and the host platform (its name and where sign-in
+/// starts), for the web client to show the right forms and buttons.
+async fn sign_in_options(State(accounts): State<Accounts>) -> Response {
+    let platform = accounts
+        .platform
+        .as_deref()
+        .map(|name| json!({ "name": name, "start": crate::auth::oidc_routes::START_PATH }));
+    Json(json!({ "local": accounts.local_accounts, "platform": platform })).into_response()
 }
 
 /// `GET /api/account/rewards`: today's (UTC) total against the cap, and the

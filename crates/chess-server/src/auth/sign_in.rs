@@ -73,6 +73,9 @@ pub async fn sign_in(
     now: Instant,
 ) -> Result<SignedIn, SignInError> {
     let attempt = limits.begin_sign_in(&username.key(), address, now).await?;
+    // An account of the host platform has no password: refused like an
+    // unknown name, after the same dummy verification.
+    let account = account.filter(|account| !account.password_hash.is_unusable());
     let verdict = hasher
         .verify(password, account.map(|account| &account.password_hash))
         .await?;
@@ -193,6 +196,34 @@ mod tests {
         assert!(matches!(wrong, SignInError::InvalidCredentials));
         assert!(matches!(unknown, SignInError::InvalidCredentials));
         assert_eq!(wrong.to_string(), unknown.to_string());
+    }
+
+    #[tokio::test]
+    async fn an_account_of_the_host_platform_never_signs_in_with_a_password() {
+        let (hasher, limits) = (hasher(1), limits());
+        let name = Username::parse("platformer").unwrap();
+        let row = AccountRow {
+            player_id: Uuid::new_v4(),
+            username: "platformer".to_owned(),
+            password_hash: PasswordHash::unusable(),
+        };
+        // Whatever is typed, the stored marker itself included.
+        for typed in ["!no-password:platform-account", "correct horse"] {
+            let result = sign_in(
+                &hasher,
+                &limits,
+                &name,
+                &password(typed),
+                Some(&row),
+                ADDRESS,
+                Instant::now(),
+            )
+            .await;
+            assert!(
+                matches!(result, Err(SignInError::InvalidCredentials)),
+                "{typed}: {result:?}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -23,6 +23,7 @@ mod lichess;
 mod lobby;
 mod metrics;
 mod nodes;
+mod oidc;
 mod overload;
 mod premoves;
 mod restart;
