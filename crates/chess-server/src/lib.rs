@@ -39,6 +39,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod outbound;
 pub mod overload;
+pub mod ratings;
 pub mod settings;
 pub mod startup;
 pub mod state;
