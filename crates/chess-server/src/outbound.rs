@@ -2,11 +2,10 @@
 //! provider and to its reward webhook. One client for all of them, so they
 //! share connections, TLS set-up and limits.
 //!
-//! TLS is rustls with the ring provider, checked against the system's
-//! trust store (`rustls-platform-verifier`): an `https://` provider or
-//! webhook behind a certificate the machine trusts works with no setting.
+//! TLS is reqwest's rustls, checked against the system's trust store
+//! (`rustls-platform-verifier`): an `https://` provider or webhook behind a
+//! certificate the machine trusts works with no setting.
 
-use std::sync::Once;
 use std::time::Duration;
 
 /// How long one outbound request may take in all (connect, send, read the
@@ -24,7 +23,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// # Panics
 /// Only if the TLS back end cannot start, which is a build fault.
 pub fn client() -> reqwest::Client {
-    install_tls_provider();
     reqwest::Client::builder()
         .user_agent(concat!("chess-server/", env!("CARGO_PKG_VERSION")))
         .timeout(REQUEST_TIMEOUT)
@@ -32,15 +30,6 @@ pub fn client() -> reqwest::Client {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("the outbound HTTP client builds")
-}
-
-/// Makes ring rustls's process-wide provider, once. Another part of the
-/// process (a test's client) may have installed one first: that one serves.
-fn install_tls_provider() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
 }
 
 #[cfg(test)]
