@@ -283,12 +283,14 @@ mod challenges;
 mod ledger;
 pub mod limits;
 mod nodes;
+mod ratings;
 mod tokens;
 mod transaction;
 mod wal;
 
 pub use accounts::{AccountRow, SignUpError};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
+pub use ratings::{GameRatingChange, HistoryPoint, PlayerChange, StoredRating, shown};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 pub use wal::WalCheckpoint;
