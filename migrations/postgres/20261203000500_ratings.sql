@@ -36,3 +36,7 @@ create index rating_history_player on rating_history (player_id, perf, ended_at)
 alter table seeks add column rated boolean not null default false;
 alter table seeks add column rating_min bigint;
 alter table seeks add column rating_max bigint;
+
+-- a lichess-api challenge's choice: rated (between two accounts that are
+-- not bots) or casual.
+alter table api_challenges add column rated boolean not null default false;

@@ -28,6 +28,7 @@ use chess_live::{Batch, BatchOutcome, BatchPath, GameRow, GameWrite, PlayerRow, 
 use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
+use super::ratings::{RatedEnding, rated_ending};
 use super::sql::{
     ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
     postgres, sqlite,
@@ -35,7 +36,6 @@ use super::sql::{
 use super::{
     Backend, HELD_WRITER_IDLE_CHECK, HeldConnection, Result, Store, StoreError, Transaction,
 };
-use super::ratings::{RatedEnding, rated_ending};
 use crate::ledger::rewarded_color;
 
 /// Whether `batch` may be written in one go (Postgres's function,

@@ -701,8 +701,8 @@ impl Store {
     pub async fn insert_seek(&self, seek: &SeekRow) -> Result<()> {
         with_conn!(self.writes(), conn => {
             sqlx::query(
-                "insert into seeks (id, player_id, time_control, time_control_key, color, created_at) \
-                 values ($1, $2, $3, $4, $5, $6)",
+                "insert into seeks (id, player_id, time_control, time_control_key, color, created_at, \
+                 rated, rating_min, rating_max) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(seek.id.to_string())
             .bind(seek.player_id.to_string())
@@ -710,6 +710,9 @@ impl Store {
             .bind(&seek.time_control_key)
             .bind(&seek.color)
             .bind(seek.created_at.to_stored())
+            .bind(seek.rated)
+            .bind(seek.rating_range.map(|(min, _)| min))
+            .bind(seek.rating_range.map(|(_, max)| max))
             .execute(&mut *conn)
             .await?;
         });
@@ -721,10 +724,21 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn seeks(&self) -> Result<Vec<SeekRow>> {
-        let rows: Vec<(String, String, String, String, String, i64)> = with_conn!(self, conn => {
+        type SeekTuple = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            i64,
+            bool,
+            Option<i64>,
+            Option<i64>,
+        );
+        let rows: Vec<SeekTuple> = with_conn!(self, conn => {
             sqlx::query_as(
-                "select id, player_id, time_control, time_control_key, color, created_at \
-                 from seeks order by created_at, id",
+                "select id, player_id, time_control, time_control_key, color, created_at, \
+                 rated, rating_min, rating_max from seeks order by created_at, id",
             )
             .fetch_all(&mut *conn)
             .await?

@@ -239,9 +239,9 @@ impl Transaction {
             for (player, after) in [(ending.white, white_after), (ending.black, black_after)] {
                 self.update_rating(player, ending.perf, &after, ending.ended_at)
                     .await?;
-                let entry = held.get_mut(&(player, ending.perf)).ok_or_else(|| {
-                    StoreError::Corrupt(format!("rating of {player} not held"))
-                })?;
+                let entry = held
+                    .get_mut(&(player, ending.perf))
+                    .ok_or_else(|| StoreError::Corrupt(format!("rating of {player} not held")))?;
                 entry.rating = after;
                 entry.games += 1;
                 entry.rated_at = Some(ending.ended_at);
@@ -338,7 +338,10 @@ impl Store {
         for (perf, rating, deviation, volatility, games, rated_at) in rows {
             let perf = Perf::from_code(&perf)
                 .ok_or_else(|| StoreError::Corrupt(format!("rating perf {perf:?}")))?;
-            found.insert(perf, stored((rating, deviation, volatility, games, rated_at)));
+            found.insert(
+                perf,
+                stored((rating, deviation, volatility, games, rated_at)),
+            );
         }
         Ok(PERFS
             .into_iter()
