@@ -25,6 +25,7 @@ mod metrics;
 mod nodes;
 mod overload;
 mod premoves;
+mod ratings;
 mod restart;
 mod security;
 mod slow_database;
