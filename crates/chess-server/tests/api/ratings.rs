@@ -13,7 +13,7 @@ use chess_server::store::{Store, shown};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{Guest, TestApp, TestDatabase, clock};
+use crate::helpers::{Guest, TestApp, TestDatabase, clock, play_moves};
 use crate::{on_both_backends, on_both_stores};
 
 fn account(name: &str) -> PlayerRow {
@@ -227,8 +227,7 @@ async fn challenge(app: &TestApp, white: &Guest, black: &Guest, rated: bool) -> 
 
 async fn resign_black(app: &TestApp, game_id: &str, white: &Guest, black: &Guest) {
     let (mut white_socket, mut black_socket) = app.seat_both(game_id, white, black).await;
-    white_socket.play("e2e4", 0).await;
-    black_socket.recv_event("move").await;
+    play_moves(&mut white_socket, &mut black_socket, &["e2e4", "e7e5"]).await;
     black_socket.send(json!({ "type": "resign" })).await;
     let ended = white_socket.recv_event("ended").await;
     assert_eq!(ended["event"]["result"]["reason"], "resignation");
