@@ -84,6 +84,9 @@ impl Challenge {
         ) else {
             return Ok(None);
         };
+        let perf = crate::ratings::Perf::of(time_control.speed());
+        let challenger = challenger.rated_in(store, perf).await?;
+        let dest = dest.rated_in(store, perf).await?;
         Ok(Some(Challenge {
             id: row.id,
             challenger,

@@ -30,7 +30,11 @@ pub async fn api_players(
                 .api_account(row.id)
                 .await?
                 .is_some_and(|account| account.bot);
-            *players.get_mut(color) = Some(ApiPlayer::new(row, bot, game.computer_level));
+            let perf = crate::ratings::Perf::of(game.time_control.speed());
+            let player = ApiPlayer::new(row, bot, game.computer_level)
+                .rated_in(store, perf)
+                .await?;
+            *players.get_mut(color) = Some(player);
         }
     }
     Ok(players)

@@ -10,8 +10,9 @@ use chess_rules::Color;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-/// The rating lichess clients expect on every player; this server has none.
-pub const RATING: u32 = 1500;
+/// The rating of a player who has none in a game's speed (a guest, the
+/// computer, an account's first game): Glicko-2's start.
+pub const RATING: i64 = 1500;
 /// What lichess sends as a clock for games without one (2^31 - 1 ms).
 const NO_CLOCK_MS: u64 = 2_147_483_647;
 
@@ -95,9 +96,33 @@ pub struct ApiPlayer {
     pub kind: PlayerKind,
     pub bot: bool,
     pub computer_level: Option<u8>,
+    /// The rating shown, in the speed of the game or challenge at hand.
+    pub rating: i64,
+    pub provisional: bool,
 }
 
 impl ApiPlayer {
+    /// The same player with their account's rating in `perf` (as of now);
+    /// anyone else keeps the provisional 1500.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn rated_in(
+        mut self,
+        store: &crate::store::Store,
+        perf: crate::ratings::Perf,
+    ) -> Result<ApiPlayer, crate::store::StoreError> {
+        if self.kind == PlayerKind::Account {
+            let rating = store
+                .rating_of(self.player_id, perf)
+                .await?
+                .as_of(chess_live::now_ms().to_stored());
+            self.rating = crate::store::shown(rating.rating);
+            self.provisional = rating.is_provisional();
+        }
+        Ok(self)
+    }
+
     /// `row`, with the bot flag of its account.
     pub fn new(row: &PlayerRow, bot: bool, computer_level: Option<u8>) -> ApiPlayer {
         ApiPlayer {
@@ -106,6 +131,8 @@ impl ApiPlayer {
             kind: row.kind,
             bot,
             computer_level,
+            rating: RATING,
+            provisional: true,
         }
     }
 
@@ -126,8 +153,8 @@ impl ApiPlayer {
             "id": self.id(),
             "name": self.name,
             "title": self.title(),
-            "rating": RATING,
-            "provisional": true,
+            "rating": self.rating,
+            "provisional": self.provisional,
         })
     }
 
@@ -137,8 +164,8 @@ impl ApiPlayer {
             "id": self.id(),
             "name": self.name,
             "title": self.title(),
-            "rating": RATING,
-            "provisional": true,
+            "rating": self.rating,
+            "provisional": self.provisional,
             "online": true,
         })
     }
@@ -148,7 +175,7 @@ impl ApiPlayer {
         if self.kind == PlayerKind::Computer {
             return json!({ "id": Value::Null, "username": self.name, "ai": self.computer_level });
         }
-        json!({ "id": self.id(), "username": self.name, "rating": RATING })
+        json!({ "id": self.id(), "username": self.name, "rating": self.rating })
     }
 }
 
@@ -212,7 +239,7 @@ pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> V
     let mut full = json!({
         "type": "gameFull",
         "id": game.id,
-        "rated": false,
+        "rated": game.rated,
         "variant": variant(),
         "clock": clock,
         "speed": speed(tc),
@@ -248,7 +275,7 @@ pub fn event_game(game: &GameSnapshot, color: Color, opponent: Option<&ApiPlayer
         "lastMove": game.moves.last().map(|mv| mv.uci.clone()).unwrap_or_default(),
         "opponent": opponent.map_or(Value::Null, ApiPlayer::opponent_json),
         "perf": speed(game.time_control),
-        "rated": false,
+        "rated": game.rated,
         "secondsLeft": seconds_left,
         "source": "friend",
         "status": { "id": status_id, "name": status },
