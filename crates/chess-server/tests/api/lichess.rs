@@ -1655,7 +1655,9 @@ on_both_backends!(
         let scopes = ["board:play", "challenge:write", "challenge:read"];
         let alice = app.api_player("Alice", &scopes).await;
         let bob = app.api_player("Bob", &scopes).await;
-        let (_, account) = app.api("GET", "/api/account", Some(&alice.token), &[]).await;
+        let (_, account) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
         let perfs = account["perfs"].as_object().expect("perfs");
         assert_eq!(perfs.len(), 5, "{account}");
         assert_eq!(
@@ -1671,7 +1673,11 @@ on_both_backends!(
                 &mut alice_events,
                 &bob,
                 &mut bob_events,
-                &[("clock.limit", "300"), ("color", "white"), ("rated", "true")],
+                &[
+                    ("clock.limit", "300"),
+                    ("color", "white"),
+                    ("rated", "true"),
+                ],
             )
             .await;
         let mut alice_game = app
@@ -1705,11 +1711,19 @@ on_both_backends!(
         assert_eq!(finish["game"]["rated"], true);
 
         let (white_after, black_after) = rate_game(DEFAULT, DEFAULT, 1.0);
-        let (_, account) = app.api("GET", "/api/account", Some(&alice.token), &[]).await;
-        assert_eq!(account["perfs"]["blitz"]["rating"], shown(white_after.rating));
+        let (_, account) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
+        assert_eq!(
+            account["perfs"]["blitz"]["rating"],
+            shown(white_after.rating)
+        );
         assert_eq!(account["perfs"]["blitz"]["games"], 1);
         let (_, account) = app.api("GET", "/api/account", Some(&bob.token), &[]).await;
-        assert_eq!(account["perfs"]["blitz"]["rating"], shown(black_after.rating));
+        assert_eq!(
+            account["perfs"]["blitz"]["rating"],
+            shown(black_after.rating)
+        );
         assert_eq!(account["perfs"]["bullet"]["games"], 0);
     }
 );

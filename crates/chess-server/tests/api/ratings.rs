@@ -292,30 +292,36 @@ on_both_backends!(
     }
 );
 
-on_both_backends!(
-    guests_cannot_play_rated,
-    |app: TestApp| async move {
-        let guest = app.guest().await;
-        let (alice, _) = two_accounts(&app).await;
-        let body = json!({ "time_control": clock(300_000, 0), "color": "white", "rated": true });
-        let (status, reply) = app.post("/api/challenges", &guest, body.clone()).await;
-        assert_eq!((status, reply["error"]["code"].as_str()), (422, Some("rated_needs_account")));
-        let (status, reply) = app
-            .post(
-                "/api/lobby/seeks",
-                &guest,
-                json!({ "time_control": clock(300_000, 0), "color": "random", "rated": true }),
-            )
-            .await;
-        assert_eq!((status, reply["error"]["code"].as_str()), (422, Some("rated_needs_account")));
-        // A rated challenge link is for accounts only.
-        let (status, reply) = app.post("/api/challenges", &alice, body).await;
-        assert_eq!(status, 201, "{reply}");
-        let game_id = reply["game_id"].as_str().expect("game id");
-        let (status, reply) = app.join_game(&guest, game_id).await;
-        assert_eq!((status, reply["error"]["code"].as_str()), (422, Some("rated_needs_account")));
-        // Unknown players have no ratings.
-        let (status, _) = app.get("/api/players/nobody/ratings", None).await;
-        assert_eq!(status, 404);
-    }
-);
+on_both_backends!(guests_cannot_play_rated, |app: TestApp| async move {
+    let guest = app.guest().await;
+    let (alice, _) = two_accounts(&app).await;
+    let body = json!({ "time_control": clock(300_000, 0), "color": "white", "rated": true });
+    let (status, reply) = app.post("/api/challenges", &guest, body.clone()).await;
+    assert_eq!(
+        (status, reply["error"]["code"].as_str()),
+        (422, Some("rated_needs_account"))
+    );
+    let (status, reply) = app
+        .post(
+            "/api/lobby/seeks",
+            &guest,
+            json!({ "time_control": clock(300_000, 0), "color": "random", "rated": true }),
+        )
+        .await;
+    assert_eq!(
+        (status, reply["error"]["code"].as_str()),
+        (422, Some("rated_needs_account"))
+    );
+    // A rated challenge link is for accounts only.
+    let (status, reply) = app.post("/api/challenges", &alice, body).await;
+    assert_eq!(status, 201, "{reply}");
+    let game_id = reply["game_id"].as_str().expect("game id");
+    let (status, reply) = app.join_game(&guest, game_id).await;
+    assert_eq!(
+        (status, reply["error"]["code"].as_str()),
+        (422, Some("rated_needs_account"))
+    );
+    // Unknown players have no ratings.
+    let (status, _) = app.get("/api/players/nobody/ratings", None).await;
+    assert_eq!(status, 404);
+});
