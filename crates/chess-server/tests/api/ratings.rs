@@ -1,7 +1,7 @@
 //! Ratings against real databases: a rated game's end changes both
 //! accounts' ratings by Glicko-2 in the transaction of its result, exactly
-//! once (written twice, raced from two nodes); casual games, aborts, guests
-//! and bots change nothing; the JSON API shows the ratings and the change.
+//! once (written twice, raced from two nodes); casual games, aborts and
+//! guests change nothing (bots: the lichess test); the JSON API shows the ratings and the change.
 
 use chess_game::{EndReason, Game, GameResult, GameSettings, GameSpec};
 use chess_live::{
@@ -152,7 +152,7 @@ on_both_stores!(
 );
 
 on_both_stores!(
-    casual_games_aborts_guests_and_bots_change_no_rating,
+    casual_games_aborts_and_guests_change_no_rating,
     async |store: Store, db: &TestDatabase| {
         let (a, b) = (account("alice"), account("bob"));
         let guest = PlayerRow {
@@ -325,3 +325,63 @@ on_both_backends!(guests_cannot_play_rated, |app: TestApp| async move {
     let (status, _) = app.get("/api/players/nobody/ratings", None).await;
     assert_eq!(status, 404);
 });
+
+on_both_backends!(
+    a_seek_pairs_only_inside_its_rating_range_and_with_its_kind,
+    |app: TestApp| async move {
+        let (alice, bob) = two_accounts(&app).await;
+        let seek = |rated: bool, range: Value| {
+            json!({
+                "time_control": clock(300_000, 0), "color": "random",
+                "rated": rated, "rating_range": range,
+            })
+        };
+        let (status, created) = app
+            .post("/api/lobby/seeks", &alice, seek(true, json!([1600, 1800])))
+            .await;
+        assert_eq!(status, 201, "{created}");
+        assert_eq!(created["seek"]["rated"], true);
+        assert_eq!(created["seek"]["rating_range"], json!([1600, 1800]));
+        assert_eq!(
+            created["seek"]["rating"],
+            json!({ "rating": 1500, "provisional": true })
+        );
+        let seek_id = created["seek"]["id"].as_str().expect("id").to_owned();
+        // Bob (1500) is outside Alice's range: his equal seek does not pair,
+        // and neither does a casual one.
+        for body in [seek(true, Value::Null), seek(false, Value::Null)] {
+            let (status, reply) = app.post("/api/lobby/seeks", &bob, body).await;
+            assert_eq!(
+                (status, reply["outcome"].as_str()),
+                (201, Some("created")),
+                "{reply}"
+            );
+        }
+        let (status, reply) = app
+            .post(&format!("/api/lobby/seeks/{seek_id}/join"), &bob, json!({}))
+            .await;
+        assert_eq!(
+            (status, reply["error"]["code"].as_str()),
+            (403, Some("rating_out_of_range"))
+        );
+        let (status, reply) = app
+            .post("/api/lobby/seeks", &alice, seek(true, json!([1800, 1600])))
+            .await;
+        assert_eq!(
+            (status, reply["error"]["code"].as_str()),
+            (422, Some("bad_rating_range"))
+        );
+        // Alice's rated seek whose range Bob's rating fits pairs with Bob's
+        // open rated seek (not his casual one), and the game is rated.
+        let (status, joined) = app
+            .post("/api/lobby/seeks", &alice, seek(true, json!([1400, 1600])))
+            .await;
+        assert_eq!(
+            (status, joined["outcome"].as_str()),
+            (200, Some("joined")),
+            "{joined}"
+        );
+        let game_id = joined["game_id"].as_str().expect("game id");
+        assert_eq!(app.state(game_id, Some(&bob)).await["rated"], true);
+    }
+);
