@@ -1,7 +1,7 @@
 //! Ratings against real databases: a rated game's end changes both
 //! accounts' ratings by Glicko-2 in the transaction of its result, exactly
 //! once (written twice, raced from two nodes); casual games, aborts and
-//! guests change nothing (bots: the lichess test); the JSON API shows the ratings and the change.
+//! guests change nothing; the JSON API shows the ratings and the change.
 
 use chess_game::{EndReason, Game, GameResult, GameSettings, GameSpec};
 use chess_live::{
