@@ -49,12 +49,12 @@ async function request(method, path, body) {
 /** Who am I (creates a guest identity on the first visit). Call first on every page. */
 export const me = () => request("GET", "/api/me");
 export const listSeeks = () => request("GET", "/api/lobby/seeks");
-export const createSeek = (timeControl, color) =>
-  request("POST", "/api/lobby/seeks", { time_control: timeControl, color });
+export const createSeek = (timeControl, color, rated = false) =>
+  request("POST", "/api/lobby/seeks", { time_control: timeControl, color, rated });
 export const joinSeek = (id) => request("POST", `/api/lobby/seeks/${encodeURIComponent(id)}/join`);
 export const cancelSeek = (id) => request("DELETE", `/api/lobby/seeks/${encodeURIComponent(id)}`);
-export const createChallenge = (timeControl, color) =>
-  request("POST", "/api/challenges", { time_control: timeControl, color });
+export const createChallenge = (timeControl, color, rated = false) =>
+  request("POST", "/api/challenges", { time_control: timeControl, color, rated });
 export const joinGame = (id) => request("POST", `/api/games/${encodeURIComponent(id)}/join`);
 export const createLocalGame = (timeControl) =>
   request("POST", "/api/games/local", { time_control: timeControl });
@@ -62,6 +62,8 @@ export const createComputerGame = (level, color, timeControl) =>
   request("POST", "/api/games/computer", { level, color, time_control: timeControl });
 export const myGames = () => request("GET", "/api/games/mine");
 export const liveGames = () => request("GET", "/api/games/live");
+export const gameRatings = (id) => request("GET", `/api/games/${encodeURIComponent(id)}/ratings`);
+export const playerRatings = (username) => request("GET", `/api/players/${encodeURIComponent(username)}/ratings`);
 export const pgnUrl = (id) => `/api/games/${encodeURIComponent(id)}/pgn`;
 
 // Accounts and rewards (docs/protocol.md, "Accounts" and "Rewards").

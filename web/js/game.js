@@ -12,6 +12,7 @@ import { ReconnectingSocket } from "./socket.js";
 import { showAccountLink, trackHeaderHeight } from "./header.js";
 import { Sounds, soundForEvent } from "./sound.js";
 import { followLobby, STARTED_KEY } from "./lobby-follow.js";
+import { changeLabel, ratingLabel, ratingsKey } from "./ratings.js";
 import {
   abortExplanation, applyServerMessage, availableControls, challengeTerms, firstMoveNotice, mineToMove,
   moveRows, offerText, positionAt, resultScore, resultText, seatColors, statusText,
@@ -27,6 +28,8 @@ const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).p
 
 const view = {
   game: null,
+  ratings: null, // GET /api/games/{id}/ratings, fetched again when seats fill or the game ends
+  ratingsKey: "",
   selected: null,
   orientation: null, // set from the seat on the first state
   reviewPly: null, // null = live position
@@ -107,6 +110,28 @@ function playerName(p, color) {
   return p.is_you && view.game.seat !== "both" ? `${p.name} (you)` : p.name;
 }
 
+/** The players' ratings (`1523?`) and, once a rated game is over, the change (`+7`). */
+function renderRating(el, color) {
+  if (!el) return;
+  const rating = view.ratings?.[color];
+  const change = changeLabel(rating?.change);
+  el.textContent = ratingLabel(rating) + (change ? ` ${change}` : "");
+  el.dataset.change = change;
+  el.hidden = !rating;
+  const key = ratingsKey(view.game);
+  if (key && key !== view.ratingsKey) {
+    view.ratingsKey = key;
+    api.gameRatings(gameId).then(
+      (ratings) => {
+        if (view.ratingsKey !== key) return;
+        view.ratings = ratings;
+        render();
+      },
+      () => {},
+    );
+  }
+}
+
 function renderPlayers(captured) {
   const g = view.game;
   const bottom = view.orientation;
@@ -115,6 +140,7 @@ function renderPlayers(captured) {
     const el = $(slot);
     el.dataset.color = color;
     el.querySelector(".name").textContent = playerName(g.players?.[color], color);
+    renderRating(el.querySelector(".rating"), color);
     // The pieces this side has taken, and its material lead if it has one.
     const taken = color === "white" ? captured.byWhite : captured.byBlack;
     const lead = color === "white" ? captured.advantage : -captured.advantage;

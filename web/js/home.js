@@ -1,6 +1,7 @@
 // The home page: create games, the live lobby, and the lists of games.
 
 import * as api from "./api.js";
+import { ratingLabel } from "./ratings.js";
 import { ReconnectingSocket } from "./socket.js";
 import { resultText } from "./game-state.js";
 import { showAccountLink } from "./header.js";
@@ -67,8 +68,8 @@ function renderSeeks() {
   body.innerHTML = [...seeks.values()]
     .map(
       (s) => `<tr data-seek="${esc(s.id)}">
-        <td>${esc(s.player?.name ?? "?")}${s.is_yours ? " (you)" : ""}</td>
-        <td>${esc(api.timeControlText(s.time_control))}</td>
+        <td>${esc(s.player?.name ?? "?")}${s.rating ? ` ${esc(ratingLabel(s.rating))}` : ""}${s.is_yours ? " (you)" : ""}</td>
+        <td>${esc(api.timeControlText(s.time_control))}${s.rated ? " · rated" : ""}${s.rating_range ? ` · ${esc(s.rating_range.join("–"))}` : ""}</td>
         <td>${esc(s.color)}</td>
         <td>${s.is_yours
           ? `<button type="button" data-cancel="${esc(s.id)}">Cancel</button>`
@@ -122,7 +123,7 @@ function wire() {
   $("#seek-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const form = e.currentTarget;
-    const res = await attempt(() => api.createSeek(seekFormTimeControl(form), form.color.value));
+    const res = await attempt(() => api.createSeek(seekFormTimeControl(form), form.color.value, Boolean(form.rated?.checked)));
     if (res?.outcome === "joined") go(res.url);
     else if (res?.seek) {
       seeks.set(res.seek.id, res.seek);
@@ -157,7 +158,7 @@ function wire() {
   $("#friend-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = e.currentTarget;
-    const res = await attempt(() => api.createChallenge(api.timeControlFromPreset(f.tc.value), f.color.value));
+    const res = await attempt(() => api.createChallenge(api.timeControlFromPreset(f.tc.value), f.color.value, Boolean(f.rated?.checked)));
     if (!res) return;
     const url = new URL(res.url, location.origin).href;
     $("#challenge").hidden = false;

@@ -20,6 +20,7 @@ pub struct GameSpec {
     time_control: TimeControl,
     initial: Position,
     takeback_allowed: bool,
+    rated: bool,
 }
 
 /// Why a [`GameSpec`] cannot be built.
@@ -57,6 +58,7 @@ impl GameSpec {
             time_control,
             initial: Position::startpos(),
             takeback_allowed: false,
+            rated: false,
         }
     }
 
@@ -76,6 +78,7 @@ impl GameSpec {
             time_control,
             initial,
             takeback_allowed,
+            rated: false,
         })
     }
 
@@ -102,6 +105,20 @@ impl GameSpec {
         self
     }
 
+    /// The same spec, rated or casual. Whether a game may be rated (two
+    /// accounts, the standard start) is the server's business; a rematch
+    /// keeps it.
+    #[must_use]
+    pub fn with_rated(mut self, rated: bool) -> GameSpec {
+        self.rated = rated;
+        self
+    }
+
+    /// Whether the result changes the players' ratings.
+    pub fn rated(&self) -> bool {
+        self.rated
+    }
+
     /// The time control of both sides.
     pub fn time_control(&self) -> TimeControl {
         self.time_control
@@ -125,6 +142,9 @@ struct SpecData {
     time_control: TimeControl,
     initial_fen: String,
     takeback_allowed: bool,
+    /// Absent (casual) in games stored before ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    rated: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -134,6 +154,7 @@ impl From<GameSpec> for SpecData {
             time_control: spec.time_control,
             initial_fen: spec.initial.fen(),
             takeback_allowed: spec.takeback_allowed,
+            rated: spec.rated,
         }
     }
 }
@@ -142,6 +163,9 @@ impl From<GameSpec> for SpecData {
 impl TryFrom<SpecData> for GameSpec {
     type Error = SpecError;
     fn try_from(data: SpecData) -> Result<GameSpec, SpecError> {
-        GameSpec::from_fen(data.time_control, &data.initial_fen, data.takeback_allowed)
+        Ok(
+            GameSpec::from_fen(data.time_control, &data.initial_fen, data.takeback_allowed)?
+                .with_rated(data.rated),
+        )
     }
 }

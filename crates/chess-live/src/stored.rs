@@ -72,6 +72,16 @@ pub fn restore(state: &str, moves: &[MoveRow]) -> Result<Game, StoreError> {
     .map_err(|e| StoreError::corrupt(format!("game record: {e}")))
 }
 
+/// The spec a game was created with, from its `games.state` JSON: what the
+/// store reads of an ending (is it rated, at what speed) without rebuilding
+/// the game.
+///
+/// # Errors
+/// A corrupt [`StoreError`] when the JSON does not parse.
+pub fn spec_of(state: &str) -> Result<GameSpec, StoreError> {
+    parse_state(state).map(|stored| stored.spec)
+}
+
 fn parse_state(state: &str) -> Result<StoredState, StoreError> {
     serde_json::from_str(state).map_err(|e| StoreError::corrupt(format!("game state: {e}")))
 }

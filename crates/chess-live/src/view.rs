@@ -326,6 +326,8 @@ pub struct StateView {
     pub game_id: Uuid,
     pub version: u64,
     pub mode: GameMode,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
     pub players: ByColor<Option<PlayerView>>,
     pub seat: Seat,
     pub time_control: serde_json::Value,
@@ -416,6 +418,8 @@ pub struct GameSnapshot {
     pub id: Uuid,
     pub version: u64,
     pub mode: GameMode,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
     pub players: ByColor<Option<PlayerRow>>,
     /// The computer's level, in a game against it.
     pub computer_level: Option<u8>,

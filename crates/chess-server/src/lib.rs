@@ -40,6 +40,7 @@ pub mod metrics;
 pub mod outbound;
 pub mod outbox;
 pub mod overload;
+pub mod ratings;
 pub mod settings;
 pub mod startup;
 pub mod state;

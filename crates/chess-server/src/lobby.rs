@@ -7,14 +7,15 @@ use std::sync::Arc;
 use chess_game::{GameSpec, TimeControl};
 use chess_live::time_control;
 use chess_live::view::PlayerView;
-use chess_live::{GameMode, NewGame, PlayerRow, Registry, UnixMs, now_ms};
+use chess_live::{GameMode, NewGame, PlayerKind, PlayerRow, Registry, UnixMs, now_ms};
 use chess_rules::Color;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
 use crate::cluster::{LOBBY_CHANNEL, NodeNotices};
-use crate::store::{SeekRow, Store, StoreError};
+use crate::ratings::Perf;
+use crate::store::{SeekRow, Store, StoreError, shown};
 
 /// The colour a player asks for when creating a game or seek.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -83,6 +84,40 @@ pub struct SeekView {
     pub color: ColorChoice,
     pub created_at: UnixMs,
     pub is_yours: bool,
+    /// Whether its game is rated.
+    pub rated: bool,
+    /// The opponents' ratings it pairs with (`[min, max]`), if it limits them.
+    pub rating_range: Option<[i64; 2]>,
+    /// The creator's rating in the seek's speed; `None` for a guest.
+    pub rating: Option<RatingView>,
+}
+
+/// A rating as pages show it: rounded, and whether it is provisional
+/// (shown with a `?`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RatingView {
+    pub rating: i64,
+    pub provisional: bool,
+}
+
+/// What a seek asks for beyond its clock and colour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeekTerms {
+    /// Rated: only accounts may create or take it.
+    pub rated: bool,
+    /// It pairs only with players whose rating in its speed is within
+    /// (both ends included).
+    pub rating_range: Option<(i64, i64)>,
+}
+
+/// Whether `rating` is inside `range` (no range: anyone; no rating, a
+/// guest: only without a range).
+fn within(range: Option<(i64, i64)>, rating: Option<RatingView>) -> bool {
+    match (range, rating) {
+        (None, _) => true,
+        (Some((min, max)), Some(rating)) => (min..=max).contains(&rating.rating),
+        (Some(_), None) => false,
+    }
 }
 
 /// A lobby change as nodes tell each other (`LISTEN/NOTIFY` on Postgres):
@@ -170,6 +205,8 @@ impl StartedGames {
 pub struct OpenSeek {
     row: SeekRow,
     player: PlayerRow,
+    /// The creator's rating in the seek's speed (accounts only).
+    rating: Option<RatingView>,
 }
 
 impl OpenSeek {
@@ -188,6 +225,9 @@ impl OpenSeek {
             color: self.row.color.parse().unwrap_or(ColorChoice::Random),
             created_at: self.row.created_at,
             is_yours: viewer == Some(self.player.id),
+            rated: self.row.rated,
+            rating_range: self.row.rating_range.map(|(min, max)| [min, max]),
+            rating: self.rating,
         }
     }
 }
@@ -210,6 +250,10 @@ pub enum SeekError {
     Own,
     #[error("this seek is someone else's")]
     NotYours,
+    #[error("rated games are for signed-in accounts")]
+    RatedNeedsAccount,
+    #[error("your rating is outside the range this seek asks for")]
+    OutOfRange,
     #[error(transparent)]
     Store(#[from] StoreError),
     /// Starting the game failed.
@@ -341,10 +385,34 @@ impl Lobby {
         let mut seeks = Vec::with_capacity(rows.len());
         for row in rows {
             if let Some(player) = self.store.player(row.player_id).await? {
-                seeks.push(OpenSeek { row, player });
+                let perf = seek_perf(&row)?;
+                let rating = self.rating_of(&player, perf).await?;
+                seeks.push(OpenSeek {
+                    row,
+                    player,
+                    rating,
+                });
             }
         }
         Ok(seeks)
+    }
+
+    /// `player`'s rating in `perf` as of now; `None` for anyone but an
+    /// account.
+    async fn rating_of(
+        &self,
+        player: &PlayerRow,
+        perf: Perf,
+    ) -> Result<Option<RatingView>, StoreError> {
+        if player.kind != PlayerKind::Account {
+            return Ok(None);
+        }
+        let stored = self.store.rating_of(player.id, perf).await?;
+        let rating = stored.as_of(now_ms().to_stored());
+        Ok(Some(RatingView {
+            rating: shown(rating.rating),
+            provisional: rating.is_provisional(),
+        }))
     }
 
     /// Every open seek as `viewer` sees it.
@@ -369,13 +437,21 @@ impl Lobby {
         player: PlayerRow,
         tc: TimeControl,
         color: ColorChoice,
+        terms: SeekTerms,
     ) -> Result<SeekOutcome, SeekError> {
+        if terms.rated && player.kind != PlayerKind::Account {
+            return Err(SeekError::RatedNeedsAccount);
+        }
         let _pairing = self.pairing.lock().await;
         let key = tc.to_string();
         let seeks = self.open_seeks().await?;
+        let mine = self.rating_of(&player, Perf::of(tc.speed())).await?;
         let matching = seeks.iter().find(|seek| {
             seek.row.time_control_key == key
                 && seek.player.id != player.id
+                && seek.row.rated == terms.rated
+                && within(seek.row.rating_range, mine)
+                && within(terms.rating_range, seek.rating)
                 && seek
                     .row
                     .color
@@ -394,6 +470,8 @@ impl Lobby {
             seek.player.id == player.id
                 && seek.row.time_control_key == key
                 && seek.row.color == color.as_str()
+                && seek.row.rated == terms.rated
+                && seek.row.rating_range == terms.rating_range
         }) {
             return Ok(SeekOutcome::Created(own.view(Some(player.id))));
         }
@@ -404,9 +482,15 @@ impl Lobby {
             time_control_key: key,
             color: color.as_str().to_owned(),
             created_at: now_ms(),
+            rated: terms.rated,
+            rating_range: terms.rating_range,
         };
         self.store.insert_seek(&row).await?;
-        let seek = OpenSeek { row, player };
+        let seek = OpenSeek {
+            row,
+            player,
+            rating: mine,
+        };
         let view = seek.view(Some(seek.player.id));
         self.publish(LobbyEvent::Added(seek)).await;
         Ok(SeekOutcome::Created(view))
@@ -425,6 +509,13 @@ impl Lobby {
             .ok_or(SeekError::NotFound)?;
         if seek.player.id == player.id {
             return Err(SeekError::Own);
+        }
+        if seek.row.rated && player.kind != PlayerKind::Account {
+            return Err(SeekError::RatedNeedsAccount);
+        }
+        let rating = self.rating_of(&player, seek_perf(&seek.row)?).await?;
+        if !within(seek.row.rating_range, rating) {
+            return Err(SeekError::OutOfRange);
         }
         self.take(seek, player, ColorChoice::Random).await
     }
@@ -461,7 +552,7 @@ impl Lobby {
             .create(NewGame {
                 id: Uuid::new_v4(),
                 mode: GameMode::Online,
-                spec: GameSpec::standard(tc),
+                spec: GameSpec::standard(tc).with_rated(seek.row.rated),
                 white: Some(white),
                 black: Some(black),
                 computer_level: None,
@@ -559,6 +650,15 @@ impl Lobby {
         }
         Ok(())
     }
+}
+
+/// The perf a seek's game would be rated in.
+fn seek_perf(row: &SeekRow) -> Result<Perf, StoreError> {
+    serde_json::from_str::<time_control::TimeControlJson>(&row.time_control)
+        .ok()
+        .and_then(|json| json.parse().ok())
+        .map(|tc: TimeControl| Perf::of(tc.speed()))
+        .ok_or_else(|| StoreError::Corrupt(format!("seek time control {}", row.time_control)))
 }
 
 #[cfg(test)]

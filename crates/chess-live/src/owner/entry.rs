@@ -206,6 +206,7 @@ impl Entry {
             game_id: self.row.id,
             version: self.game.version(),
             mode: self.row.mode,
+            rated: self.game.spec().rated(),
             players: ByColor::new_with(|color| {
                 self.players
                     .get(color)
@@ -240,6 +241,7 @@ impl Entry {
             id: self.row.id,
             version: self.game.version(),
             mode: self.row.mode,
+            rated: self.game.spec().rated(),
             players: self.players.clone(),
             computer_level: self.computer_level(),
             time_control: self.game.time_control(),

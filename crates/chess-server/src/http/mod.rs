@@ -10,12 +10,14 @@
 //!   client's address behind them;
 //! - [`security`]: security headers and the `Origin` check on state changes;
 //! - [`summary`], [`pgn`]: game lists and PGN export with `[%clk]`;
+//! - [`ratings`]: players' ratings and their history, a game's rating changes;
 //! - [`web`]: the web client, built into the binary.
 
 pub mod error;
 pub mod extract;
 pub mod forwarded;
 pub mod pgn;
+pub mod ratings;
 pub mod routes;
 pub mod security;
 pub mod summary;

@@ -26,7 +26,7 @@ use crate::auth::identity::{Identity, random_guest_name, set_cookie};
 use crate::auth::rate_limit::AddressKey;
 use crate::http::error::{ApiError, too_many_requests};
 use crate::http::extract::{ClientAddress, JsonBody};
-use crate::lobby::{ColorChoice, SeekError, SeekOutcome};
+use crate::lobby::{ColorChoice, SeekError, SeekOutcome, SeekTerms};
 use crate::state::AppState;
 
 /// Read buffer of a WebSocket, allocated for the socket's whole life.
@@ -66,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(join_challenge))
         .route("/api/games/{id}/pgn", get(game_pgn))
         .route("/api/games/{id}/socket", get(game_socket))
+        .merge(crate::http::ratings::routes())
         .merge(web)
         .with_state(state)
 }
@@ -197,6 +198,41 @@ async fn list_seeks(
 struct SeekRequest {
     time_control: TimeControlJson,
     color: ColorChoice,
+    /// Rated (accounts only); casual when absent.
+    #[serde(default)]
+    rated: bool,
+    /// `[min, max]`: pair only with opponents rated within.
+    #[serde(default)]
+    rating_range: Option<[i64; 2]>,
+}
+
+/// `422 rated_needs_account` unless `player` is an account: guests (and the
+/// computer, one-screen games) always play casual.
+fn check_rated(rated: bool, player: &PlayerRow) -> Result<(), ApiError> {
+    if rated && player.kind != PlayerKind::Account {
+        return Err(rated_needs_account());
+    }
+    Ok(())
+}
+
+fn rated_needs_account() -> ApiError {
+    ApiError::client(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "rated_needs_account",
+        "rated games are for signed-in accounts",
+    )
+}
+
+fn parse_rating_range(range: Option<[i64; 2]>) -> Result<Option<(i64, i64)>, ApiError> {
+    match range {
+        None => Ok(None),
+        Some([min, max]) if 0 <= min && min <= max && max <= 4000 => Ok(Some((min, max))),
+        Some(_) => Err(ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bad_rating_range",
+            "rating_range is [min, max] with 0 <= min <= max <= 4000",
+        )),
+    }
 }
 
 fn seek_error(error: SeekError) -> ApiError {
@@ -211,6 +247,12 @@ fn seek_error(error: SeekError) -> ApiError {
             StatusCode::FORBIDDEN,
             "not_your_seek",
             "this seek is someone else's",
+        ),
+        SeekError::RatedNeedsAccount => rated_needs_account(),
+        SeekError::OutOfRange => ApiError::client(
+            StatusCode::FORBIDDEN,
+            "rating_out_of_range",
+            "your rating is outside the range this seek asks for",
         ),
         SeekError::Store(error) => error.into(),
         SeekError::Game(error) => error.into(),
@@ -231,12 +273,17 @@ async fn create_seek(
     JsonBody(request): JsonBody<SeekRequest>,
 ) -> Result<Response, ApiError> {
     let tc = parse_time_control(request.time_control)?;
+    let terms = SeekTerms {
+        rated: request.rated,
+        rating_range: parse_rating_range(request.rating_range)?,
+    };
     limit_game_creation(&state, &identity)?;
     let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
+    check_rated(terms.rated, &player)?;
     match state
         .lobby
-        .create(player, tc, request.color)
+        .create(player, tc, request.color, terms)
         .await
         .map_err(seek_error)?
     {
@@ -324,6 +371,9 @@ struct ChallengeRequest {
     color: ColorChoice,
     #[serde(default)]
     fen: Option<String>,
+    /// Rated (between accounts, from the standard start); casual when absent.
+    #[serde(default)]
+    rated: bool,
 }
 
 async fn create_challenge(
@@ -332,9 +382,18 @@ async fn create_challenge(
     JsonBody(request): JsonBody<ChallengeRequest>,
 ) -> Result<Response, ApiError> {
     let spec = spec_of(request.time_control, request.fen.as_deref(), false)?;
+    if request.rated && request.fen.is_some() {
+        return Err(ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rated_from_position",
+            "a game from a set-up position cannot be rated",
+        ));
+    }
+    let spec = spec.with_rated(request.rated);
     limit_game_creation(&state, &identity)?;
     let _creating = state.admission.creation()?;
     let player = player_of(&state, &identity).await?;
+    check_rated(request.rated, &player)?;
     let (white, black) = match request.color.resolve() {
         Color::White => (Some(player), None),
         Color::Black => (None, Some(player)),
@@ -478,6 +537,7 @@ async fn join_challenge(
         );
     }
     let player = player_of(&state, &identity).await?;
+    check_rated(game.rated, &player)?;
     match state.registry.join(id, player).await {
         Ok(Some(color)) => {
             // The challenge's creator may be waiting on any page: their lobby

@@ -11,9 +11,9 @@ use serde_json::json;
 
 use super::auth::{ApiUser, authenticate, bearer};
 use super::reply::{ApiFailure, ok};
-use super::shapes::RATING;
 use crate::http::extract::ClientAddress;
 use crate::state::AppState;
+use crate::store::shown;
 
 /// Lichess's account object.
 async fn account_json(state: &AppState, user: &ApiUser) -> Result<serde_json::Value, ApiFailure> {
@@ -22,13 +22,27 @@ async fn account_json(state: &AppState, user: &ApiUser) -> Result<serde_json::Va
         .api_account(user.player_id)
         .await?
         .map_or(0, |account| account.created_at);
+    // Every speed, lichess's shape; `prov` while the rating is provisional.
+    let now = chess_live::now_ms().to_stored();
+    let mut perfs = serde_json::Map::new();
+    for (perf, stored) in state.store.ratings_of(user.player_id).await? {
+        let rating = stored.as_of(now);
+        perfs.insert(
+            perf.code().to_owned(),
+            json!({
+                "rating": shown(rating.rating),
+                "rd": shown(rating.deviation),
+                "games": stored.games,
+                "prog": 0,
+                "prov": rating.is_provisional(),
+            }),
+        );
+    }
     let mut value = json!({
         "id": user.id(),
         "username": user.username,
         "createdAt": created_at,
-        "perfs": {
-            "blitz": { "rating": RATING, "games": 0, "prov": true },
-        },
+        "perfs": perfs,
         "url": format!("/@/{}", user.id()),
     });
     if user.bot {

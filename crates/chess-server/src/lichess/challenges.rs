@@ -30,7 +30,7 @@ use super::reply::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use super::shapes::{self, ApiPlayer};
 use crate::auth::username::Username;
 
-use crate::lobby::{ColorChoice, Lobby, SeekOutcome};
+use crate::lobby::{ColorChoice, Lobby, SeekOutcome, SeekTerms};
 use crate::state::AppState;
 use crate::store::{ChallengeAnswer, ChallengeRow, Store};
 
@@ -62,6 +62,7 @@ pub struct Challenge {
     /// `created`, `accepted`, `declined` or `canceled`.
     pub status: String,
     pub decline_reason: Option<String>,
+    pub rated: bool,
 }
 
 impl Challenge {
@@ -83,6 +84,9 @@ impl Challenge {
         ) else {
             return Ok(None);
         };
+        let perf = crate::ratings::Perf::of(time_control.speed());
+        let challenger = challenger.rated_in(store, perf).await?;
+        let dest = dest.rated_in(store, perf).await?;
         Ok(Some(Challenge {
             id: row.id,
             challenger,
@@ -91,6 +95,7 @@ impl Challenge {
             color,
             status: row.status,
             decline_reason: row.decline_reason,
+            rated: row.rated,
         }))
     }
 
@@ -105,7 +110,7 @@ impl Challenge {
             "challenger": self.challenger.challenge_json(),
             "destUser": self.dest.challenge_json(),
             "variant": shapes::variant(),
-            "rated": false,
+            "rated": self.rated,
             "speed": speed,
             "timeControl": shapes::time_control(self.time_control),
             "color": self.color.as_str(),
@@ -228,17 +233,17 @@ fn real_time(initial_s: f64, increment_s: f64) -> Result<TimeControl, ApiFailure
         .map_err(|error| ApiFailure::bad_request(error.to_string()))
 }
 
-/// The fields every game request shares: `rated` (only false), `variant`
-/// (only standard) and `color`.
-fn common(fields: &HashMap<String, String>) -> Result<ColorChoice, ApiFailure> {
-    if fields
+/// Whether a game request asks to be rated (`rated=true`). It is rated
+/// only between two accounts that are not bots: with a bot it is casual.
+fn asks_rated(fields: &HashMap<String, String>) -> bool {
+    fields
         .get("rated")
         .is_some_and(|rated| rated.eq_ignore_ascii_case("true"))
-    {
-        return Err(ApiFailure::bad_request(
-            "Rated games are not available on this server: send rated=false",
-        ));
-    }
+}
+
+/// The fields every game request shares: `variant` (only standard) and
+/// `color` (`rated` is [`asks_rated`]).
+fn common(fields: &HashMap<String, String>) -> Result<ColorChoice, ApiFailure> {
     if let Some(variant) = fields.get("variant")
         && !variant.is_empty()
         && variant != "standard"
@@ -321,6 +326,7 @@ pub async fn create(
         status: "created".to_owned(),
         decline_reason: None,
         created_at: now_ms().to_stored(),
+        rated: asks_rated(&fields) && !user.bot && !dest.bot,
     };
     if !state
         .store
@@ -362,7 +368,9 @@ pub async fn accept(
             // accepted or made it streams the game by the challenge's id.
             id: challenge.id,
             mode: GameMode::Online,
-            spec: GameSpec::standard(challenge.time_control).with_takeback(false),
+            spec: GameSpec::standard(challenge.time_control)
+                .with_takeback(false)
+                .with_rated(challenge.rated),
             white: Some(white),
             black: Some(black),
             computer_level: None,
@@ -473,7 +481,15 @@ pub async fn seek(
     let started = state.lobby.started_games();
     let outcome = state
         .lobby
-        .create(player, time_control, color)
+        .create(
+            player,
+            time_control,
+            color,
+            SeekTerms {
+                rated: asks_rated(&fields) && !user.bot,
+                rating_range: None,
+            },
+        )
         .await
         .map_err(ApiFailure::internal)?;
     let seek_id = match outcome {

@@ -48,7 +48,7 @@ pub async fn stream(State(state): State<AppState>, user: ApiUser) -> Result<Resp
         let Some(color) = game.color_of(user.player_id) else {
             continue;
         };
-        let players = api_players(&game);
+        let players = api_players(&state.store, &game).await?;
         let value = serde_json::json!({
             "type": "gameStart",
             "game": shapes::event_game(&game, color, players.get(color.other()).as_ref()),

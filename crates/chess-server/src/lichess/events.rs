@@ -16,16 +16,26 @@ use super::reply::{ApiFailure, line};
 use super::shapes::{self, ApiPlayer};
 use super::streams::Lichess;
 use crate::state::AppState;
+use crate::store::Store;
 
-/// The players of a game as the API shows them. The game's rows carry
-/// everything, the bot flags included (final once a player holds a seat),
-/// so no announcement or stream reads the players again.
-pub fn api_players(game: &GameSnapshot) -> ByColor<Option<ApiPlayer>> {
-    ByColor {
-        white: game.players.white.as_ref(),
-        black: game.players.black.as_ref(),
+/// The players of a game as the API shows them, each account with its
+/// rating in the game's speed. The game's rows carry the rest, the bot flags
+/// included (final once a player holds a seat).
+pub async fn api_players(
+    store: &Store,
+    game: &GameSnapshot,
+) -> Result<ByColor<Option<ApiPlayer>>, ApiFailure> {
+    let perf = crate::ratings::Perf::of(game.time_control.speed());
+    let mut players = ByColor::<Option<ApiPlayer>>::default();
+    for color in Color::ALL {
+        if let Some(row) = game.players.get(color) {
+            let player = ApiPlayer::new(row, game.computer_level)
+                .rated_in(store, perf)
+                .await?;
+            *players.get_mut(color) = Some(player);
+        }
     }
-    .map(|row| row.map(|row| ApiPlayer::new(row, game.computer_level)))
+    Ok(players)
 }
 
 /// The snapshot of game `id`, up to date with the store; `None` if there
@@ -39,8 +49,10 @@ pub async fn snapshot(
 
 /// Tells both players of `game` (their open event streams) of it in
 /// `kind` (`gameStart` or `gameFinish`).
-fn announce(lichess: &Lichess, game: &GameSnapshot, kind: &str) {
-    let players = api_players(game);
+async fn announce(lichess: &Lichess, store: &Store, game: &GameSnapshot, kind: &str) {
+    let Ok(players) = api_players(store, game).await else {
+        return;
+    };
     for color in Color::ALL {
         let Some(player) = players.get(color) else {
             continue;
@@ -80,7 +92,7 @@ pub async fn start_following(state: &AppState, game_id: Uuid) {
         return;
     }
     match snapshot(&state.registry, game_id).await {
-        Ok(Some(game)) => announce(&state.lichess, &game, "gameStart"),
+        Ok(Some(game)) => announce(&state.lichess, &state.store, &game, "gameStart").await,
         _ => {
             state.lichess.watched.release(game_id);
             return;
@@ -109,7 +121,7 @@ fn spawn_watcher(state: &AppState, game_id: Uuid) {
         if let Ok(Some(game)) = snapshot(&state.registry, game_id).await
             && game.is_over()
         {
-            announce(&state.lichess, &game, "gameFinish");
+            announce(&state.lichess, &state.store, &game, "gameFinish").await;
         }
     });
 }

@@ -291,7 +291,7 @@ async fn game_stream(
     let Some(color) = game.color_of(user.player_id) else {
         return Err(ApiFailure::no_such_game());
     };
-    let players = api_players(&game);
+    let players = api_players(&state.store, &game).await?;
     let full = shapes::game_full(&game, &players);
     // Whether the opponent is connected is followed for people only: the
     // computer never has a connection.

@@ -10,8 +10,9 @@ use chess_rules::Color;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-/// The rating lichess clients expect on every player; this server has none.
-pub const RATING: u32 = 1500;
+/// The rating of a player who has none in a game's speed (a guest, the
+/// computer, an account's first game): Glicko-2's start.
+pub const RATING: i64 = 1500;
 /// What lichess sends as a clock for games without one (2^31 - 1 ms).
 const NO_CLOCK_MS: u64 = 2_147_483_647;
 
@@ -96,10 +97,35 @@ pub struct ApiPlayer {
     pub bot: bool,
     pub computer_level: Option<u8>,
     created_at: UnixMs,
+    /// The rating shown, in the speed of the game or challenge at hand.
+    pub rating: i64,
+    pub provisional: bool,
 }
 
 impl ApiPlayer {
-    /// The player of `row` (the computer at `computer_level`).
+    /// The same player with their account's rating in `perf` (as of now);
+    /// anyone else keeps the provisional 1500.
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn rated_in(
+        mut self,
+        store: &crate::store::Store,
+        perf: crate::ratings::Perf,
+    ) -> Result<ApiPlayer, crate::store::StoreError> {
+        if self.kind == PlayerKind::Account {
+            let rating = store
+                .rating_of(self.player_id, perf)
+                .await?
+                .as_of(chess_live::now_ms().to_stored());
+            self.rating = crate::store::shown(rating.rating);
+            self.provisional = rating.is_provisional();
+        }
+        Ok(self)
+    }
+
+    /// The player of `row` (the computer at `computer_level`), with the
+    /// provisional 1500 until [`ApiPlayer::rated_in`].
     pub fn new(row: &PlayerRow, computer_level: Option<u8>) -> ApiPlayer {
         ApiPlayer {
             player_id: row.id,
@@ -108,6 +134,8 @@ impl ApiPlayer {
             bot: row.bot,
             computer_level,
             created_at: row.created_at,
+            rating: RATING,
+            provisional: true,
         }
     }
 
@@ -139,8 +167,8 @@ impl ApiPlayer {
             "id": self.id(),
             "name": self.name,
             "title": self.title(),
-            "rating": RATING,
-            "provisional": true,
+            "rating": self.rating,
+            "provisional": self.provisional,
         })
     }
 
@@ -150,8 +178,8 @@ impl ApiPlayer {
             "id": self.id(),
             "name": self.name,
             "title": self.title(),
-            "rating": RATING,
-            "provisional": true,
+            "rating": self.rating,
+            "provisional": self.provisional,
             "online": true,
         })
     }
@@ -161,7 +189,7 @@ impl ApiPlayer {
         if self.kind == PlayerKind::Computer {
             return json!({ "id": Value::Null, "username": self.name, "ai": self.computer_level });
         }
-        json!({ "id": self.id(), "username": self.name, "rating": RATING })
+        json!({ "id": self.id(), "username": self.name, "rating": self.rating })
     }
 }
 
@@ -225,7 +253,7 @@ pub fn game_full(game: &GameSnapshot, players: &ByColor<Option<ApiPlayer>>) -> V
     let mut full = json!({
         "type": "gameFull",
         "id": game.id,
-        "rated": false,
+        "rated": game.rated,
         "variant": variant(),
         "clock": clock,
         "speed": speed(tc),
@@ -261,7 +289,7 @@ pub fn event_game(game: &GameSnapshot, color: Color, opponent: Option<&ApiPlayer
         "lastMove": game.moves.last().map(|mv| mv.uci.clone()).unwrap_or_default(),
         "opponent": opponent.map_or(Value::Null, ApiPlayer::opponent_json),
         "perf": speed(game.time_control),
-        "rated": false,
+        "rated": game.rated,
         "secondsLeft": seconds_left,
         "source": "friend",
         "status": { "id": status_id, "name": status },

@@ -28,6 +28,7 @@ use chess_live::{Batch, BatchOutcome, BatchPath, GameRow, GameWrite, PlayerRow, 
 use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
+use super::ratings::{RatedEnding, rated_ending};
 use super::sql::{
     ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
     postgres, sqlite,
@@ -39,13 +40,14 @@ use crate::ledger::{EntryStatus, Recorded, rewarded_color};
 
 /// Whether `batch` may be written in one go (Postgres's function,
 /// SQLite's own connection, see the module's comment): it takes no moves
-/// back and starts no rematch (whose new game must exist before the old one
-/// points at it, and goes if the old one's write does not).
+/// back, starts no rematch (whose new game must exist before the old one
+/// points at it, and goes if the old one's write does not) and ends no
+/// rated game (whose ratings change in the same transaction, through
+/// [`Transaction::rate_endings`]).
 pub(super) fn fits_one_go(batch: &Batch) -> bool {
-    batch
-        .writes
-        .iter()
-        .all(|write| write.rematch.is_none() && write.keep_moves.is_none())
+    batch.writes.iter().all(|write| {
+        write.rematch.is_none() && write.keep_moves.is_none() && rated_ending(write).is_none()
+    })
 }
 
 impl Store {
@@ -126,6 +128,19 @@ impl Store {
             }
         }
 
+        // The rated endings that landed, rated together: their ratings rows
+        // are locked in one order before any is written.
+        let rated: Vec<RatedEnding> = order
+            .iter()
+            .filter(|&&index| written[index])
+            .filter_map(|&index| rated_ending(&writes[index]))
+            .collect();
+        let rating_changes = if rated.is_empty() {
+            Vec::new()
+        } else {
+            tx.rate_endings(&rated).await?
+        };
+
         let mut new_moves: Vec<MoveInsert<'_>> = Vec::new();
         let mut rewards = Vec::new();
         for &index in &order {
@@ -172,6 +187,15 @@ impl Store {
             matches!(recorded, Recorded::New(entry) if entry.status == EntryStatus::Credited)
         }) {
             self.outbox_wake.notify_one();
+        }
+        for change in rating_changes {
+            tracing::info!(
+                game_id = %change.game_id,
+                perf = change.perf.code(),
+                white = change.white.change,
+                black = change.black.change,
+                "game rated"
+            );
         }
         for recorded in rewards {
             let entry = recorded.entry();

@@ -25,6 +25,8 @@ pub struct ChallengeRow {
     pub status: String,
     pub decline_reason: Option<String>,
     pub created_at: i64,
+    /// Rated (both accounts people, not bots) or casual.
+    pub rated: bool,
 }
 
 /// An answer to a waiting challenge.
@@ -58,17 +60,18 @@ type ChallengeTuple = (
     String,
     Option<String>,
     i64,
+    bool,
 );
 
 const COLUMNS: &str =
-    "id, challenger_id, dest_id, time_control, color, status, decline_reason, created_at";
+    "id, challenger_id, dest_id, time_control, color, status, decline_reason, created_at, rated";
 
 fn uuid(text: &str) -> Result<Uuid> {
     Uuid::parse_str(text).map_err(|error| StoreError::Corrupt(format!("{text:?}: {error}")))
 }
 
 fn challenge_row(
-    (id, challenger_id, dest_id, time_control, color, status, decline_reason, created_at): ChallengeTuple,
+    (id, challenger_id, dest_id, time_control, color, status, decline_reason, created_at, rated): ChallengeTuple,
 ) -> Result<ChallengeRow> {
     Ok(ChallengeRow {
         id: uuid(&id)?,
@@ -79,6 +82,7 @@ fn challenge_row(
         status,
         decline_reason,
         created_at,
+        rated,
     })
 }
 
@@ -107,8 +111,8 @@ impl Store {
                 .await?;
             sqlx::query(
                 "insert into api_challenges \
-                 (id, challenger_id, dest_id, time_control, color, status, created_at) \
-                 select $1, $2, $3, $4, $5, 'created', $6 \
+                 (id, challenger_id, dest_id, time_control, color, status, created_at, rated) \
+                 select $1, $2, $3, $4, $5, 'created', $6, $9 \
                  where (select count(*) from api_challenges \
                         where challenger_id = $2 and status = 'created' and created_at >= $7) < $8",
             )
@@ -120,6 +124,7 @@ impl Store {
             .bind(row.created_at)
             .bind(expired_before)
             .bind(max_outgoing)
+            .bind(row.rated)
             .execute(&mut *conn)
             .await?
             .rows_affected()

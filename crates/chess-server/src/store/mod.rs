@@ -285,6 +285,7 @@ pub mod limits;
 mod nodes;
 mod reward_requests;
 mod oidc;
+mod ratings;
 mod tokens;
 mod transaction;
 mod wal;
@@ -294,6 +295,7 @@ pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use ledger::REWARD_CURRENCY;
 pub use reward_requests::{DeliveryState, OutboxStats, RewardDelivery, RewardRequest};
 pub use oidc::{PendingSignIn, PlatformSignUpError};
+pub use ratings::{GameRatingChange, HistoryPoint, PlayerChange, StoredRating, shown};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 pub use wal::WalCheckpoint;
@@ -717,8 +719,8 @@ impl Store {
     pub async fn insert_seek(&self, seek: &SeekRow) -> Result<()> {
         with_conn!(self.writes(), conn => {
             sqlx::query(
-                "insert into seeks (id, player_id, time_control, time_control_key, color, created_at) \
-                 values ($1, $2, $3, $4, $5, $6)",
+                "insert into seeks (id, player_id, time_control, time_control_key, color, created_at, \
+                 rated, rating_min, rating_max) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(seek.id.to_string())
             .bind(seek.player_id.to_string())
@@ -726,6 +728,9 @@ impl Store {
             .bind(&seek.time_control_key)
             .bind(&seek.color)
             .bind(seek.created_at.to_stored())
+            .bind(seek.rated)
+            .bind(seek.rating_range.map(|(min, _)| min))
+            .bind(seek.rating_range.map(|(_, max)| max))
             .execute(&mut *conn)
             .await?;
         });
@@ -737,10 +742,21 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn seeks(&self) -> Result<Vec<SeekRow>> {
-        let rows: Vec<(String, String, String, String, String, i64)> = with_conn!(self, conn => {
+        type SeekTuple = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            i64,
+            bool,
+            Option<i64>,
+            Option<i64>,
+        );
+        let rows: Vec<SeekTuple> = with_conn!(self, conn => {
             sqlx::query_as(
-                "select id, player_id, time_control, time_control_key, color, created_at \
-                 from seeks order by created_at, id",
+                "select id, player_id, time_control, time_control_key, color, created_at, \
+                 rated, rating_min, rating_max from seeks order by created_at, id",
             )
             .fetch_all(&mut *conn)
             .await?

@@ -21,6 +21,10 @@ pub struct SeekRow {
     /// The creator's colour choice: `white`, `black` or `random`.
     pub color: String,
     pub created_at: UnixMs,
+    /// Rated (only between accounts) or casual.
+    pub rated: bool,
+    /// The opponents' ratings it pairs with, both ends included; `None`: any.
+    pub rating_range: Option<(i64, i64)>,
 }
 
 /// A game row's columns as the database returns them, before parsing.
@@ -135,13 +139,16 @@ pub(super) fn move_row(
 
 impl SeekRow {
     pub(super) fn from_tuple(
-        (id, player_id, time_control, time_control_key, color, created_at): (
+        (id, player_id, time_control, time_control_key, color, created_at, rated, min, max): (
             String,
             String,
             String,
             String,
             String,
             i64,
+            bool,
+            Option<i64>,
+            Option<i64>,
         ),
     ) -> Result<SeekRow, StoreError> {
         Ok(SeekRow {
@@ -151,6 +158,8 @@ impl SeekRow {
             time_control_key,
             color,
             created_at: UnixMs::from_stored(created_at),
+            rated,
+            rating_range: min.zip(max),
         })
     }
 }

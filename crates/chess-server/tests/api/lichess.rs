@@ -739,7 +739,6 @@ on_both_backends!(
         let bad = [
             ("nobody", vec![("clock.limit", "300")], 404),
             ("alice", vec![("clock.limit", "300")], 400),
-            ("bob", vec![("clock.limit", "300"), ("rated", "true")], 400),
             ("bob", vec![("clock.limit", "7")], 400),
             ("bob", vec![("clock.limit", "abc")], 400),
             ("bob", vec![("clock.increment", "3")], 400),
@@ -1645,5 +1644,86 @@ on_both_backends!(
             )
             .await;
         assert_eq!((status, &body), (200, &json!({ "ok": true })), "{body}");
+    }
+);
+
+on_both_backends!(
+    rated_challenges_change_the_ratings_the_api_shows,
+    |app: TestApp| async move {
+        use chess_server::ratings::glicko2::{DEFAULT, rate_game};
+        use chess_server::store::shown;
+        let scopes = ["board:play", "challenge:write", "challenge:read"];
+        let alice = app.api_player("Alice", &scopes).await;
+        let bob = app.api_player("Bob", &scopes).await;
+        let (_, account) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
+        let perfs = account["perfs"].as_object().expect("perfs");
+        assert_eq!(perfs.len(), 5, "{account}");
+        assert_eq!(
+            account["perfs"]["blitz"],
+            json!({ "rating": 1500, "rd": 350, "games": 0, "prog": 0, "prov": true })
+        );
+
+        let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
+        let mut bob_events = app.stream("/api/stream/event", &bob.token).await;
+        let game = app
+            .api_game(
+                &alice,
+                &mut alice_events,
+                &bob,
+                &mut bob_events,
+                &[
+                    ("clock.limit", "300"),
+                    ("color", "white"),
+                    ("rated", "true"),
+                ],
+            )
+            .await;
+        let mut alice_game = app
+            .stream(&format!("/api/board/game/stream/{game}"), &alice.token)
+            .await;
+        let full = alice_game.next().await;
+        assert_eq!(full["rated"], true, "{full}");
+        assert_eq!(full["white"]["rating"], 1500);
+        assert_eq!(full["white"]["provisional"], true);
+        for (player, uci) in [(&alice, "e2e4"), (&bob, "e7e5")] {
+            let (status, body) = app
+                .api(
+                    "POST",
+                    &format!("/api/board/game/{game}/move/{uci}"),
+                    Some(&player.token),
+                    &[],
+                )
+                .await;
+            assert_eq!(status, 200, "{uci}: {body}");
+        }
+        let (status, _) = app
+            .api(
+                "POST",
+                &format!("/api/board/game/{game}/resign"),
+                Some(&bob.token),
+                &[],
+            )
+            .await;
+        assert_eq!(status, 200);
+        let finish = alice_events.next_of("gameFinish").await;
+        assert_eq!(finish["game"]["rated"], true);
+
+        let (white_after, black_after) = rate_game(DEFAULT, DEFAULT, 1.0);
+        let (_, account) = app
+            .api("GET", "/api/account", Some(&alice.token), &[])
+            .await;
+        assert_eq!(
+            account["perfs"]["blitz"]["rating"],
+            shown(white_after.rating)
+        );
+        assert_eq!(account["perfs"]["blitz"]["games"], 1);
+        let (_, account) = app.api("GET", "/api/account", Some(&bob.token), &[]).await;
+        assert_eq!(
+            account["perfs"]["blitz"]["rating"],
+            shown(black_after.rating)
+        );
+        assert_eq!(account["perfs"]["bullet"]["games"], 0);
     }
 );

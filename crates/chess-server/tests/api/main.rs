@@ -26,6 +26,7 @@ mod nodes;
 mod oidc;
 mod overload;
 mod premoves;
+mod ratings;
 mod restart;
 mod reward_webhook;
 mod security;

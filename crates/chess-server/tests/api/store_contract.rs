@@ -172,6 +172,8 @@ async fn contract(backend: Backend) {
         time_control_key: "correspondence".to_owned(),
         color: "random".to_owned(),
         created_at: ms(50),
+        rated: true,
+        rating_range: Some((1400, 1700)),
     };
     store.insert_seek(&seek).await.expect("insert seek");
     assert_eq!(store.seeks().await.expect("seeks"), vec![seek.clone()]);
