@@ -10,8 +10,10 @@
 //!   client's address behind them;
 //! - [`security`]: security headers and the `Origin` check on state changes;
 //! - [`summary`], [`pgn`]: game lists and PGN export with `[%clk]`;
-//! - [`web`]: the web client, built into the binary.
+//! - [`web`]: the web client, built into the binary;
+//! - [`archive`]: a player's page, archive and lichess-shaped export.
 
+pub mod archive;
 pub mod error;
 pub mod extract;
 pub mod forwarded;

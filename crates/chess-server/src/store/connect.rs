@@ -59,6 +59,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             held_writer: super::HeldWriter::default(),
             sqlite_writer,
             checkpointer: std::sync::Arc::default(),
+            turns: std::sync::Arc::default(),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -99,6 +100,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             held_writer: super::HeldWriter::default(),
             sqlite_writer: None,
             checkpointer: std::sync::Arc::default(),
+            turns: std::sync::Arc::default(),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))

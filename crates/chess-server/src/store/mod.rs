@@ -278,6 +278,7 @@ macro_rules! game_row {
 }
 
 mod accounts;
+mod archive;
 mod batch;
 mod challenges;
 mod ledger;
@@ -288,6 +289,9 @@ mod transaction;
 mod wal;
 
 pub use accounts::{AccountRow, SignUpError};
+pub use archive::{
+    ArchiveCounts, ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, StoredGame,
+};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
@@ -326,6 +330,9 @@ pub struct Store {
     /// commit's batches, off the writer's path, once started
     /// ([`Store::start_checkpoints`]).
     checkpointer: Arc<std::sync::OnceLock<wal::Checkpointer>>,
+    /// Who hears of the moves this node commits, once the lobby follows
+    /// them ([`Store::follow_moves`]).
+    turns: Arc<std::sync::OnceLock<crate::turns::Turns>>,
 }
 
 /// The Postgres writer's connection, held between batches: a connection
@@ -403,6 +410,12 @@ impl Store {
     /// within the busy timeout) can be had.
     pub async fn begin(&self) -> Result<Transaction> {
         Transaction::begin(self.write_pool()).await
+    }
+
+    /// Tells `turns` of every move this node commits from now on (the
+    /// lobby sockets' `moved` messages); only the first call counts.
+    pub fn follow_moves(&self, turns: crate::turns::Turns) {
+        let _ = self.turns.set(turns);
     }
 
     /// The Postgres pool, for the change listener; `None` on SQLite.
