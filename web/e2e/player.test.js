@@ -73,11 +73,13 @@ describe("player page", () => {
   test("an opponent's move shows on the home page's Your move list, in the title and as a notification", async () => {
     const carol = await newPlayer(suite);
     const dave = await newPlayer(suite);
-    await carol.context().grantPermissions(["notifications"]);
-    await challenge(carol, dave, untimed);
+    await carol.context().grantPermissions(["notifications"], { origin: suite.server.url });
+    const { url } = await challenge(carol, dave, untimed);
     await clickMove(carol, "e2", "e4");
     await carol.goto("/");
-    await carol.locator("#your-move").filter({ hasText: "No game is waiting" }).waitFor();
+    // The lists have loaded: the game is Carol's, not her move.
+    await carol.locator(`#my-games a[href="${url}"]`).waitFor();
+    assert.match(await carol.locator("#your-move").textContent(), /No game is waiting/);
     assert.doesNotMatch(await carol.title(), /^\(\d+\)/);
 
     await clickMove(dave, "e7", "e5");

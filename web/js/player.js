@@ -49,7 +49,7 @@ function entryItem(g) {
   return `<li class="archive-entry result-${esc(g.result)}" data-game="${esc(g.game_id)}">
     <a class="review" href="${esc(g.url)}">${esc(RESULT_TEXT[g.result] ?? g.result)} as ${esc(g.color)}</a>
     <span>vs ${opponent}</span>
-    <span class="muted">${esc(SPEED_TEXT[g.speed] ?? g.speed)} · ${esc(timeControlText(g.time_control))} · ${esc(g.reason.replaceAll("_", " "))} · ${esc(date)}</span>
+    <span class="muted">${esc(SPEED_TEXT[g.speed] ?? g.speed)}${g.speed === "correspondence" ? "" : ` · ${esc(timeControlText(g.time_control))}`} · ${esc(g.reason.replaceAll("_", " "))} · ${esc(date)}</span>
   </li>`;
 }
 

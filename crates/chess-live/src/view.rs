@@ -485,7 +485,9 @@ impl GameSnapshot {
             version: game.version(),
             mode: row.mode,
             players,
-            computer_level: row.computer_level.and_then(|level| u8::try_from(level).ok()),
+            computer_level: row
+                .computer_level
+                .and_then(|level| u8::try_from(level).ok()),
             time_control: game.time_control(),
             initial_position: game.spec().initial_position().clone(),
             created_at: row.created_at,

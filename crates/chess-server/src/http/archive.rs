@@ -155,8 +155,8 @@ async fn opponent_filter(state: &AppState, vs: &str) -> Result<Option<Uuid>, Api
 fn player_json(player: Option<&chess_live::PlayerRow>) -> Value {
     match player {
         Some(player) => {
-            let mut value = serde_json::to_value(PlayerView::of(player, None, None))
-                .unwrap_or(Value::Null);
+            let mut value =
+                serde_json::to_value(PlayerView::of(player, None, None)).unwrap_or(Value::Null);
             if player.kind == PlayerKind::Account {
                 value["url"] = json!(format!("/@/{}", player.name));
             }
@@ -194,7 +194,9 @@ async fn archive(
     let mut filter = ArchiveFilter::default();
     if let Some(speed) = query.speed.as_deref().filter(|s| !s.is_empty()) {
         let speed = parse_speed(speed).ok_or_else(|| {
-            bad_filter("speed is one of ultra_bullet, bullet, blitz, rapid, classical, correspondence")
+            bad_filter(
+                "speed is one of ultra_bullet, bullet, blitz, rapid, classical, correspondence",
+            )
         })?;
         filter.speeds.push(speed);
     }
@@ -402,7 +404,11 @@ impl ExportPages {
         let now = now_ms();
         let mut chunk = String::new();
         for stored in games {
-            let StoredGame { row, players, moves } = stored;
+            let StoredGame {
+                row,
+                players,
+                moves,
+            } = stored;
             let game = GameSnapshot::from_stored(&row, players, &moves, now)
                 .map_err(|error| crate::store::StoreError::Corrupt(error.to_string()))?;
             match self.format {

@@ -62,7 +62,10 @@ pub async fn page(web_dir: Option<&Path>, name: &str, headers: &HeaderMap) -> Re
         Some(folder) => match tokio::fs::read(folder.join(name)).await {
             Ok(body) => (
                 [
-                    (CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
+                    (
+                        CONTENT_TYPE,
+                        HeaderValue::from_static("text/html; charset=utf-8"),
+                    ),
                     (CACHE_CONTROL, HeaderValue::from_static(REVALIDATE)),
                 ],
                 body,

@@ -45,7 +45,9 @@ impl Outcome {
             "draw" => Ok(Outcome::Draw),
             "loss" => Ok(Outcome::Loss),
             "aborted" => Ok(Outcome::Aborted),
-            other => Err(super::StoreError::Corrupt(format!("archive outcome {other:?}"))),
+            other => Err(super::StoreError::Corrupt(format!(
+                "archive outcome {other:?}"
+            ))),
         }
     }
 }
@@ -160,7 +162,11 @@ fn page_statement(
         next(&mut sql, " and pg.finished_at <= ?", Param::Int(until));
     }
     if let Some(before) = before {
-        next(&mut sql, " and (pg.finished_at, pg.game_id) < (?", Param::Int(before.finished_at));
+        next(
+            &mut sql,
+            " and (pg.finished_at, pg.game_id) < (?",
+            Param::Int(before.finished_at),
+        );
         next(&mut sql, ", ?)", Param::Text(before.game_id.to_string()));
     }
     sql.push_str(&format!(
@@ -329,10 +335,9 @@ impl Store {
         });
         let mut moves: HashMap<String, Vec<MoveRow>> = HashMap::new();
         for (game_id, ply, uci, san, clock_ms, played_at, record) in move_rows {
-            moves
-                .entry(game_id)
-                .or_default()
-                .push(rows::move_row((ply, uci, san, clock_ms, played_at, record))?);
+            moves.entry(game_id).or_default().push(rows::move_row((
+                ply, uci, san, clock_ms, played_at, record,
+            ))?);
         }
         let mut player_ids: Vec<String> = games
             .iter()
@@ -375,5 +380,4 @@ impl Store {
             })
             .collect())
     }
-
 }

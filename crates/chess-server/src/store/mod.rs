@@ -289,9 +289,7 @@ mod transaction;
 mod wal;
 
 pub use accounts::{AccountRow, SignUpError};
-pub use archive::{
-    ArchiveCounts, ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, StoredGame,
-};
+pub use archive::{ArchiveCounts, ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, StoredGame};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;

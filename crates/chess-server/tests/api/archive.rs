@@ -9,10 +9,10 @@ use std::time::Duration;
 use chess_server::store::{ArchiveCursor, ArchiveFilter, Outcome, Store};
 use serde_json::{Value, json};
 
-use crate::on_both_backends;
 use crate::helpers::{
     Backend, Guest, TestApp, TestDatabase, correspondence, play_moves, spawn_app, start,
 };
+use crate::on_both_backends;
 
 /// Fool's mate between `white` and `black` (black wins), played through the
 /// server: the archive rows come from the real write path. The game's id.
@@ -137,7 +137,10 @@ on_both_backends!(
         assert_eq!(entry["speed"], "correspondence");
         assert_eq!(entry["opponent"]["name"], "Alice");
         assert_eq!(entry["opponent"]["url"], "/@/Alice");
-        assert_eq!(archive_page(&app, "ALICE", "").await["games"][0]["result"], "loss");
+        assert_eq!(
+            archive_page(&app, "ALICE", "").await["games"][0]["result"],
+            "loss"
+        );
 
         // 60 more for Alice: against Bob and Carol, three speeds, every result,
         // and 5 aborted (in the archive, in no count).
@@ -154,15 +157,23 @@ on_both_backends!(
         let drawn = "'{\"winner\":null,\"reason\":\"agreement\"}'";
         let aborted = "'{\"winner\":null,\"reason\":\"aborted\"}'";
         for (count, other, time_control, result) in [
-            (20, b_id, tc(180_000, 2_000), won),   // blitz wins vs Bob
-            (15, c_id, tc(60_000, 0), lost),       // bullet losses vs Carol
+            (20, b_id, tc(180_000, 2_000), won),    // blitz wins vs Bob
+            (15, c_id, tc(60_000, 0), lost),        // bullet losses vs Carol
             (10, b_id, tc(900_000, 10_000), drawn), // rapid draws vs Bob
             (5, c_id, tc(15_000, 0), aborted),      // ultra-bullet, aborted
-            (10, c_id, tc(180_000, 2_000), lost),  // blitz losses vs Carol
+            (10, c_id, tc(180_000, 2_000), lost),   // blitz losses vs Carol
         ] {
             let (white, black) = seats_vs(other);
-            clone_games(db, app.backend, &game, count, (&white, &black), &time_control, result)
-                .await;
+            clone_games(
+                db,
+                app.backend,
+                &game,
+                count,
+                (&white, &black),
+                &time_control,
+                result,
+            )
+            .await;
         }
 
         let (status, profile) = app.get("/api/players/alice", None).await;
@@ -178,22 +189,47 @@ on_both_backends!(
         // Every page of 7, newest first, each game once, the real one last.
         let entries = all_pages(&app, "alice", "limit=7").await;
         assert_eq!(entries.len(), 61);
-        let ids: HashSet<&str> = entries.iter().filter_map(|e| e["game_id"].as_str()).collect();
+        let ids: HashSet<&str> = entries
+            .iter()
+            .filter_map(|e| e["game_id"].as_str())
+            .collect();
         assert_eq!(ids.len(), 61, "no game twice");
-        let times: Vec<i64> = entries.iter().filter_map(|e| e["finished_at"].as_i64()).collect();
-        assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first: {times:?}");
+        let times: Vec<i64> = entries
+            .iter()
+            .filter_map(|e| e["finished_at"].as_i64())
+            .collect();
+        assert!(
+            times.windows(2).all(|w| w[0] >= w[1]),
+            "newest first: {times:?}"
+        );
         assert_eq!(entries[60]["game_id"], game.as_str());
 
         // Filters, alone and together.
         let count = |entries: Vec<Value>| entries.len();
-        assert_eq!(count(all_pages(&app, "alice", "speed=blitz&limit=9").await), 30);
-        assert_eq!(count(all_pages(&app, "alice", "speed=ultra_bullet").await), 5);
-        assert_eq!(count(all_pages(&app, "alice", "result=win&limit=6").await), 20);
-        assert_eq!(count(all_pages(&app, "alice", "result=loss&limit=6").await), 26);
+        assert_eq!(
+            count(all_pages(&app, "alice", "speed=blitz&limit=9").await),
+            30
+        );
+        assert_eq!(
+            count(all_pages(&app, "alice", "speed=ultra_bullet").await),
+            5
+        );
+        assert_eq!(
+            count(all_pages(&app, "alice", "result=win&limit=6").await),
+            20
+        );
+        assert_eq!(
+            count(all_pages(&app, "alice", "result=loss&limit=6").await),
+            26
+        );
         assert_eq!(count(all_pages(&app, "alice", "result=draw").await), 10);
-        assert_eq!(count(all_pages(&app, "alice", "vs=carol&limit=8").await), 30);
+        assert_eq!(
+            count(all_pages(&app, "alice", "vs=carol&limit=8").await),
+            30
+        );
         assert_eq!(count(all_pages(&app, "alice", "vs=Bob&limit=8").await), 31);
-        let blitz_losses = all_pages(&app, "alice", "speed=blitz&result=loss&vs=carol&limit=4").await;
+        let blitz_losses =
+            all_pages(&app, "alice", "speed=blitz&result=loss&vs=carol&limit=4").await;
         assert_eq!(blitz_losses.len(), 10);
         assert!(blitz_losses.iter().all(|e| e["result"] == "loss"
             && e["speed"] == "blitz"
@@ -201,14 +237,24 @@ on_both_backends!(
         assert_eq!(count(all_pages(&app, "alice", "vs=nobody").await), 0);
 
         // Refusals.
-        for query in ["speed=fast", "result=won", "limit=0", "limit=101", "before=12", "colour=white"] {
+        for query in [
+            "speed=fast",
+            "result=won",
+            "limit=0",
+            "limit=101",
+            "before=12",
+            "colour=white",
+        ] {
             let (status, body) = app
                 .get(&format!("/api/players/alice/games?{query}"), None)
                 .await;
             assert_eq!(status, 422, "{query}: {body}");
         }
         let (status, body) = app.get("/api/players/nobody/games", None).await;
-        assert_eq!((status, body["error"]["code"].as_str()), (404, Some("player_not_found")));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (404, Some("player_not_found"))
+        );
         let (status, _) = app.get("/api/players/nobody", None).await;
         assert_eq!(status, 404);
 
@@ -225,11 +271,14 @@ on_both_backends!(
 /// The plan of `sql` on Postgres, as JSON text.
 async fn plan(db: &TestDatabase, sql: &str) -> String {
     use sqlx::Connection as _;
-    let mut conn = sqlx::PgConnection::connect(&db.url).await.expect("connects");
-    let (plan,): (Value,) = sqlx::query_as(sqlx::AssertSqlSafe(format!("explain (format json) {sql}")))
-        .fetch_one(&mut conn)
+    let mut conn = sqlx::PgConnection::connect(&db.url)
         .await
-        .expect("explain");
+        .expect("connects");
+    let (plan,): (Value,) =
+        sqlx::query_as(sqlx::AssertSqlSafe(format!("explain (format json) {sql}")))
+            .fetch_one(&mut conn)
+            .await
+            .expect("explain");
     plan.to_string()
 }
 
@@ -269,10 +318,30 @@ async fn on_postgres_every_archive_page_reads_indexes_not_the_games() {
     let blitz = "'{\"kind\":\"clock\",\"initial_ms\":180000,\"increment_ms\":2000}'";
     let rapid = "'{\"kind\":\"clock\",\"initial_ms\":600000,\"increment_ms\":0}'";
     let pairs = [
-        (&alice.id, &bob.id, blitz, "'{\"winner\":\"white\",\"reason\":\"resignation\"}'"),
-        (&alice.id, &guests[2].id, rapid, "'{\"winner\":null,\"reason\":\"agreement\"}'"),
-        (&bob.id, &guests[2].id, blitz, "'{\"winner\":\"black\",\"reason\":\"timeout\"}'"),
-        (&guests[3].id, &guests[2].id, rapid, "'{\"winner\":\"white\",\"reason\":\"checkmate\"}'"),
+        (
+            &alice.id,
+            &bob.id,
+            blitz,
+            "'{\"winner\":\"white\",\"reason\":\"resignation\"}'",
+        ),
+        (
+            &alice.id,
+            &guests[2].id,
+            rapid,
+            "'{\"winner\":null,\"reason\":\"agreement\"}'",
+        ),
+        (
+            &bob.id,
+            &guests[2].id,
+            blitz,
+            "'{\"winner\":\"black\",\"reason\":\"timeout\"}'",
+        ),
+        (
+            &guests[3].id,
+            &guests[2].id,
+            rapid,
+            "'{\"winner\":\"white\",\"reason\":\"checkmate\"}'",
+        ),
     ];
     for (white, black, tc, result) in pairs {
         clone_games(
@@ -327,7 +396,10 @@ async fn on_postgres_every_archive_page_reads_indexes_not_the_games() {
             );
             // The index gives the page's order: a page reads its own rows,
             // not every game of the player sorted.
-            assert!(!text.contains("\"Node Type\":\"Sort\""), "{filter:?}: {text}");
+            assert!(
+                !text.contains("\"Node Type\":\"Sort\""),
+                "{filter:?}: {text}"
+            );
             for (relation, how) in &read {
                 assert_ne!(relation, "games", "the archive never reads games: {text}");
                 if relation == "player_games" {
@@ -412,7 +484,10 @@ on_both_backends!(
         assert_eq!(lines.len(), 10_000);
         let ids: HashSet<&str> = lines.iter().filter_map(|g| g["id"].as_str()).collect();
         assert_eq!(ids.len(), 10_000, "every game exactly once");
-        let last_moves: Vec<i64> = lines.iter().filter_map(|g| g["lastMoveAt"].as_i64()).collect();
+        let last_moves: Vec<i64> = lines
+            .iter()
+            .filter_map(|g| g["lastMoveAt"].as_i64())
+            .collect();
         assert_eq!(last_moves.len(), 10_000);
         let first = &lines[0];
         assert_eq!(first["status"], "mate");
@@ -430,7 +505,10 @@ on_both_backends!(
         let (status, content_type, chunks) =
             frames(&app, "/api/games/user/Alice?max=250", "*/*").await;
         assert_eq!(status, 200);
-        assert!(content_type.starts_with("application/x-chess-pgn"), "{content_type}");
+        assert!(
+            content_type.starts_with("application/x-chess-pgn"),
+            "{content_type}"
+        );
         let pgn: String = chunks
             .iter()
             .map(|chunk| std::str::from_utf8(chunk).expect("utf-8"))
@@ -456,12 +534,22 @@ async fn newest_first_ids(db: &TestDatabase, backend: Backend, player: &str) -> 
     );
     let rows: Vec<(String,)> = match backend {
         Backend::Postgres => {
-            let mut conn = sqlx::PgConnection::connect(&db.url).await.expect("connects");
-            sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(&mut conn).await.expect("ids")
+            let mut conn = sqlx::PgConnection::connect(&db.url)
+                .await
+                .expect("connects");
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .fetch_all(&mut conn)
+                .await
+                .expect("ids")
         }
         Backend::Sqlite => {
-            let mut conn = sqlx::SqliteConnection::connect(&db.url).await.expect("connects");
-            sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(&mut conn).await.expect("ids")
+            let mut conn = sqlx::SqliteConnection::connect(&db.url)
+                .await
+                .expect("connects");
+            sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .fetch_all(&mut conn)
+                .await
+                .expect("ids")
         }
     };
     rows.into_iter().map(|(id,)| id).collect()
@@ -502,7 +590,10 @@ on_both_backends!(
         assert_eq!(listed["your_turn"], true);
         assert!(listed["last_move_at"].as_u64().is_some(), "{listed}");
         assert!(
-            strangers.try_recv(Duration::from_millis(500)).await.is_none(),
+            strangers
+                .try_recv(Duration::from_millis(500))
+                .await
+                .is_none(),
             "not the stranger's game"
         );
     }
