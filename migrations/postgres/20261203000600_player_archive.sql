@@ -23,10 +23,20 @@ create index player_games_speed on player_games (player_id, speed, finished_at, 
 create index player_games_outcome on player_games (player_id, outcome, finished_at, game_id);
 create index player_games_opponent on player_games (player_id, opponent_id, finished_at, game_id);
 
+-- `value` as jsonb, or null when it is not json: a corrupt column leaves its
+-- game out of the archive rather than failing the write that finishes it.
+create function chess_try_jsonb(value text) returns jsonb language plpgsql immutable as $$
+begin
+    return value::jsonb;
+exception when others then
+    return null;
+end $$;
+
 -- the archive rows of finished games: the one definition the trigger and the
 -- backfill below read. the speed is lichess's (chess_game::TimeControl::speed):
 -- initial time plus forty increments, in seconds. local games (two people on
--- one screen, one player in both seats) are nobody's record.
+-- one screen, one player in both seats) are nobody's record, and neither is a
+-- game whose time control or result does not read as json.
 create view player_game_rows as
 select seat.player_id,
        g.id as game_id,
@@ -47,10 +57,11 @@ select seat.player_id,
        coalesce(res ->> 'reason', '') as reason,
        g.time_control
 from games g
-cross join lateral (values (g.time_control::jsonb, coalesce(g.result, '{}')::jsonb)) as parsed (tc, res)
+cross join lateral (values (chess_try_jsonb(g.time_control), chess_try_jsonb(g.result))) as parsed (tc, res)
 cross join lateral (values (g.white_id, 'white', g.black_id), (g.black_id, 'black', g.white_id))
     as seat (player_id, color, opponent_id)
-where g.status = 'finished' and g.mode <> 'local' and seat.player_id is not null;
+where g.status = 'finished' and g.mode <> 'local' and seat.player_id is not null
+  and jsonb_typeof(parsed.tc) = 'object' and jsonb_typeof(parsed.res) = 'object';
 
 create function chess_archive_game() returns trigger language plpgsql as $$
 begin

@@ -26,7 +26,9 @@ create index player_games_opponent on player_games (player_id, opponent_id, fini
 -- the archive rows of finished games: the one definition the triggers and the
 -- backfill below read. the speed is lichess's (chess_game::TimeControl::speed):
 -- initial time plus forty increments, in seconds. local games (two people on
--- one screen, one player in both seats) are nobody's record.
+-- one screen, one player in both seats) are nobody's record, and neither is a
+-- game whose time control or result does not read as json (a corrupt column
+-- leaves its game out rather than failing the write that finishes it).
 create view player_game_rows as
 select case seat.color when 'white' then g.white_id else g.black_id end as player_id,
        g.id as game_id,
@@ -49,7 +51,9 @@ select case seat.color when 'white' then g.white_id else g.black_id end as playe
 from games g
 cross join (select 'white' as color union all select 'black') as seat
 where g.status = 'finished' and g.mode <> 'local'
-  and (case seat.color when 'white' then g.white_id else g.black_id end) is not null;
+  and (case seat.color when 'white' then g.white_id else g.black_id end) is not null
+  and json_valid(g.time_control) and json_valid(g.result)
+  and json_type(g.time_control) = 'object' and json_type(g.result) = 'object';
 
 -- only the change that finishes a game: a finished game's later changes (a
 -- rematch offered) leave its archive rows as they are.
