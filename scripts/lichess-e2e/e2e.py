@@ -133,6 +133,11 @@ def bot_against_board_to_mate():
 
     pgn = requests.get(f"{BASE}/api/games/{game_id}/pgn").text
     assert '[Result "0-1"]' in pgn and "Qh4#" in pgn, pgn
+    # The player's export (NDJSON, lichess's GET /api/games/user/{username}) as berserk reads it.
+    exported = list(alice.games.export_by_player(f"alice{suffix}"))
+    assert [game["id"] for game in exported] == [game_id], exported
+    assert exported[0]["status"] == "mate" and exported[0]["winner"] == "black", exported
+    assert exported[0]["moves"] == "f3 e5 g4 Qh4#", exported
     assert rewards(engine_web)["entries"] == [], "a bot earns nothing"
     assert rewards(alice_web)["entries"] == [], "nor does losing to one"
     print(f"ok: a bot mated a board account through berserk (game {game_id}); no reward")

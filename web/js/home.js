@@ -8,6 +8,7 @@ import { showAccountLink } from "./header.js";
 import { identityText } from "./account-text.js";
 import { goToStartedGame } from "./lobby-follow.js";
 import { Sounds } from "./sound.js";
+import { countedTitle, newlyYourMove, sinceText, yourMoveGames } from "./your-move.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
@@ -90,9 +91,70 @@ function gameItem(g) {
     <span class="muted">${esc(api.timeControlText(g.time_control, g.mode))} · ${esc(MODE_TEXT[g.mode] ?? g.mode)} · ${g.moves} moves · ${esc(state)}</span></li>`;
 }
 
+// The games where it is your move, as last shown (null before the first list).
+let yourMove = null;
+
+function yourMoveItem(g, now) {
+  const you = g.your_color === "black" ? "black" : "white";
+  const opponent = g.players?.[you === "white" ? "black" : "white"]?.name ?? "?";
+  const since = sinceText(g.last_move_at ?? g.updated_at, now);
+  return `<li class="your-turn" data-game="${esc(g.game_id)}"><a href="${esc(g.url)}">vs ${esc(opponent)}</a>
+    <span class="muted your-move-since">${esc(api.timeControlText(g.time_control, g.mode))} · ${g.moves} moves${since ? ` · moved ${esc(since)}` : ""}</span></li>`;
+}
+
+/** Shows the games where it is your move, counts them in the tab title, and notifies the new ones. */
+function showYourMove(games) {
+  const waiting = yourMoveGames(games);
+  const now = Date.now();
+  $("#your-move").innerHTML = waiting.length
+    ? waiting.map((g) => yourMoveItem(g, now)).join("")
+    : `<li class="muted">No game is waiting for you.</li>`;
+  $("#your-move-count").textContent = waiting.length ? `(${waiting.length})` : "";
+  document.title = countedTitle(document.title, waiting.length);
+  if (yourMove !== null) {
+    for (const g of newlyYourMove(yourMove, waiting)) notifyMove(g);
+  }
+  yourMove = waiting;
+}
+
+/** A browser notification that an opponent moved in `g`, when the player allowed them. */
+function notifyMove(g) {
+  if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
+  const you = g.your_color === "black" ? "black" : "white";
+  const opponent = g.players?.[you === "white" ? "black" : "white"]?.name ?? "Your opponent";
+  const shown = new Notification("Your move", { body: `${opponent} moved.`, tag: `move-${g.game_id}` });
+  shown.onclick = () => {
+    window.focus();
+    location.assign(g.url);
+  };
+  document.body.dataset.notified = String(Number(document.body.dataset.notified ?? 0) + 1);
+}
+
+function offerNotifications() {
+  const button = $("#notify-moves");
+  if (typeof Notification === "undefined" || Notification.permission !== "default") return;
+  button.hidden = false;
+  // Asked on the player's click only: browsers refuse (and may block) a request without one.
+  button.addEventListener("click", async () => {
+    await Notification.requestPermission();
+    button.hidden = Notification.permission === "default";
+  });
+}
+
+let refreshing = null;
+/** Rereads the lists when an opponent moved; moves close together cause one reread. */
+function refreshSoon() {
+  if (refreshing) return;
+  refreshing = setTimeout(async () => {
+    refreshing = null;
+    await refreshLists();
+  }, 200);
+}
+
 async function refreshLists() {
   const mine = await attempt(api.myGames);
   if (mine) {
+    showYourMove(mine.games);
     $("#my-games").innerHTML = mine.games.length ? mine.games.map(gameItem).join("") : `<li class="muted">None yet.</li>`;
   }
   const live = await attempt(api.liveGames);
@@ -196,6 +258,9 @@ function connectLobby() {
         seeks.set(msg.seek.id, msg.seek);
       } else if (msg.type === "seek_removed") {
         seeks.delete(msg.seek_id);
+      } else if (msg.type === "moved") {
+        refreshSoon();
+        return;
       } else if (msg.type === "game_started") {
         goToStartedGame(msg, { sounds });
         return;
@@ -216,6 +281,7 @@ async function main() {
     $("#me").textContent = identityText(who);
     showAccountLink(who);
   }
+  offerNotifications();
   connectLobby();
   await refreshLists();
   setInterval(refreshLists, 10_000);

@@ -467,6 +467,45 @@ impl GameSnapshot {
     }
 }
 
+impl GameSnapshot {
+    /// A stored game copied out without hosting it: its row, its players
+    /// and its moves, as read from the store. For readers of many games at
+    /// once that need no live owner, such as a player's archive export; a
+    /// game in play is better read through the registry, which knows its
+    /// latest state.
+    ///
+    /// # Errors
+    /// A corrupt [`crate::StoreError`] when the row's record does not
+    /// rebuild a game.
+    pub fn from_stored(
+        row: &crate::rows::GameRow,
+        players: ByColor<Option<PlayerRow>>,
+        moves: &[crate::rows::MoveRow],
+        now: UnixMs,
+    ) -> Result<GameSnapshot, crate::StoreError> {
+        let game = crate::stored::restore(&row.state, moves)?;
+        Ok(GameSnapshot {
+            id: row.id,
+            version: game.version(),
+            mode: row.mode,
+            players,
+            computer_level: row
+                .computer_level
+                .and_then(|level| u8::try_from(level).ok()),
+            time_control: game.time_control(),
+            initial_position: game.spec().initial_position().clone(),
+            rated: game.spec().rated(),
+            created_at: row.created_at,
+            started_at: UnixMs::from_millis(game.created_at_ms()),
+            updated_at: row.updated_at,
+            moves: game.moves().to_vec(),
+            situation: public_situation(&game, row.status, now),
+            rematch_id: row.rematch_id,
+            presence: ByColor::default(),
+        })
+    }
+}
+
 /// The seat `player` holds among `players`.
 pub(crate) fn seat_of(players: &ByColor<Option<PlayerRow>>, player: Option<Uuid>) -> Seat {
     let Some(player) = player else {

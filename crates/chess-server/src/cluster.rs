@@ -38,6 +38,8 @@ const RELAYED: usize = 256;
 pub struct NodeNotices {
     lobby: broadcast::Sender<String>,
     api: broadcast::Sender<String>,
+    /// The moves of other nodes' changes, for the lobby sockets here.
+    turns: crate::turns::Turns,
 }
 
 impl Default for NodeNotices {
@@ -45,6 +47,7 @@ impl Default for NodeNotices {
         NodeNotices {
             lobby: broadcast::channel(RELAYED).0,
             api: broadcast::channel(RELAYED).0,
+            turns: crate::turns::Turns::default(),
         }
     }
 }
@@ -53,6 +56,12 @@ impl NodeNotices {
     /// Lobby notices from other nodes, from now on.
     pub fn lobby(&self) -> broadcast::Receiver<String> {
         self.lobby.subscribe()
+    }
+
+    /// Who hears of the moves in their games, on this node: other nodes'
+    /// moves reach them through the listener.
+    pub fn turns(&self) -> crate::turns::Turns {
+        self.turns.clone()
     }
 
     /// The lichess API's notices from other nodes, from now on.
@@ -101,6 +110,7 @@ pub async fn listen(
                             Some(notice) if notice.node != node => {
                                 metrics.notification_received();
                                 for game in notice.games {
+                                    relays.turns.changed_elsewhere(&game);
                                     registry.changed_elsewhere(game);
                                 }
                             }

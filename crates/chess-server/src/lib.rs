@@ -46,6 +46,7 @@ pub mod startup;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod turns;
 pub mod ws;
 
 pub use settings::Settings;

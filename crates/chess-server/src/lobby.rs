@@ -273,6 +273,8 @@ pub struct Lobby {
     /// Open lobby sockets per player: when a player's last one closes, their
     /// real-time seeks go (nobody is there to play them).
     watchers: std::sync::Mutex<HashMap<Uuid, usize>>,
+    /// The moves in the games of players with a lobby socket here.
+    turns: crate::turns::Turns,
 }
 
 impl Lobby {
@@ -372,7 +374,20 @@ impl Lobby {
             events,
             pairing: Mutex::new(()),
             watchers: std::sync::Mutex::new(HashMap::new()),
+            turns: crate::turns::Turns::default(),
         }
+    }
+
+    /// The lobby with `turns` telling its sockets of their players' moves
+    /// (the same the store and the cluster listener tell).
+    pub fn with_turns(mut self, turns: crate::turns::Turns) -> Lobby {
+        self.turns = turns;
+        self
+    }
+
+    /// Who hears of the moves in their games.
+    pub fn turns(&self) -> &crate::turns::Turns {
+        &self.turns
     }
 
     /// Follows the games started from now on.

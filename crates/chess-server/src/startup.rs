@@ -224,7 +224,10 @@ impl Application {
                 Arc::new(crate::auth::oidc::Provider::new(config)),
             )
         });
-        let lobby = Arc::new(Lobby::new(Arc::clone(&registry), store.clone()));
+        let lobby = Arc::new(
+            Lobby::new(Arc::clone(&registry), store.clone()).with_turns(node_notices.turns()),
+        );
+        store.follow_moves(node_notices.turns());
         lobby.start(&node_notices);
         let lichess = Arc::new(Lichess::new());
         let state = AppState::new(Services {

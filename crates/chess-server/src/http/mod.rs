@@ -11,8 +11,10 @@
 //! - [`security`]: security headers and the `Origin` check on state changes;
 //! - [`summary`], [`pgn`]: game lists and PGN export with `[%clk]`;
 //! - [`ratings`]: players' ratings and their history, a game's rating changes;
-//! - [`web`]: the web client, built into the binary.
+//! - [`web`]: the web client, built into the binary;
+//! - [`archive`]: a player's page, archive and lichess-shaped export.
 
+pub mod archive;
 pub mod error;
 pub mod extract;
 pub mod forwarded;

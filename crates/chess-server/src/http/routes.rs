@@ -67,6 +67,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/pgn", get(game_pgn))
         .route("/api/games/{id}/socket", get(game_socket))
         .merge(crate::http::ratings::routes())
+        .merge(crate::http::archive::routes())
         .merge(web)
         .with_state(state)
 }

@@ -21,6 +21,9 @@ pub struct GameSummary {
     pub moves: usize,
     pub fen: String,
     pub updated_at: UnixMs,
+    /// When the last move was played (unix ms), `None` before the first:
+    /// how long a player has had the move.
+    pub last_move_at: Option<u64>,
 }
 
 impl GameSummary {
@@ -47,5 +50,6 @@ pub fn summarize(game: &GameSnapshot, viewer: Option<Uuid>) -> GameSummary {
         moves: game.moves.len(),
         fen: situation.fen.clone(),
         updated_at: game.updated_at,
+        last_move_at: game.moves.last().map(|mv| mv.at_ms),
     }
 }

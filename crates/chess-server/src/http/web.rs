@@ -54,6 +54,29 @@ async fn game_page(headers: HeaderMap) -> Response {
     serve("game.html", &headers)
 }
 
+/// The page `name` (a file of the client, such as `player.html`) for a
+/// route that decides which page to send: from `web_dir` when set, else the
+/// built-in copy.
+pub async fn page(web_dir: Option<&Path>, name: &str, headers: &HeaderMap) -> Response {
+    match web_dir {
+        Some(folder) => match tokio::fs::read(folder.join(name)).await {
+            Ok(body) => (
+                [
+                    (
+                        CONTENT_TYPE,
+                        HeaderValue::from_static("text/html; charset=utf-8"),
+                    ),
+                    (CACHE_CONTROL, HeaderValue::from_static(REVALIDATE)),
+                ],
+                body,
+            )
+                .into_response(),
+            Err(_) => StatusCode::NOT_FOUND.into_response(),
+        },
+        None => serve(name, headers),
+    }
+}
+
 async fn embedded_file(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return StatusCode::METHOD_NOT_ALLOWED.into_response();

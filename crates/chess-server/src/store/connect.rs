@@ -60,6 +60,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             sqlite_writer,
             checkpointer: std::sync::Arc::default(),
             outbox_wake: std::sync::Arc::default(),
+            turns: std::sync::Arc::default(),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -101,6 +102,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             sqlite_writer: None,
             checkpointer: std::sync::Arc::default(),
             outbox_wake: std::sync::Arc::default(),
+            turns: std::sync::Arc::default(),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))

@@ -81,6 +81,9 @@ impl GameStore for Store {
         async move {
             let outcome = Store::write_batch(self, batch, channel, announce).await?;
             self.batch_committed();
+            if let Some(turns) = self.turns.get() {
+                turns.committed(batch, &outcome);
+            }
             Ok(outcome)
         }
         .boxed()

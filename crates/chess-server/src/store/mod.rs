@@ -278,24 +278,26 @@ macro_rules! game_row {
 }
 
 mod accounts;
+mod archive;
 mod batch;
 mod challenges;
 mod ledger;
 pub mod limits;
 mod nodes;
-mod reward_requests;
 mod oidc;
 mod ratings;
+mod reward_requests;
 mod tokens;
 mod transaction;
 mod wal;
 
 pub use accounts::{AccountRow, SignUpError};
+pub use archive::{ArchiveCounts, ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, StoredGame};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use ledger::REWARD_CURRENCY;
-pub use reward_requests::{DeliveryState, OutboxStats, RewardDelivery, RewardRequest};
 pub use oidc::{PendingSignIn, PlatformSignUpError};
 pub use ratings::{GameRatingChange, HistoryPoint, PlayerChange, StoredRating, shown};
+pub use reward_requests::{DeliveryState, OutboxStats, RewardDelivery, RewardRequest};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 pub use wal::WalCheckpoint;
@@ -337,6 +339,9 @@ pub struct Store {
     /// deliverer ([`crate::outbox`]) sends its request at once instead of at
     /// its next poll.
     outbox_wake: Arc<tokio::sync::Notify>,
+    /// Who hears of the moves this node commits, once the lobby follows
+    /// them ([`Store::follow_moves`]).
+    turns: Arc<std::sync::OnceLock<crate::turns::Turns>>,
 }
 
 /// The Postgres writer's connection, held between batches: a connection
@@ -420,6 +425,12 @@ impl Store {
     /// outbox's deliverer.
     pub fn outbox_wake(&self) -> Arc<tokio::sync::Notify> {
         Arc::clone(&self.outbox_wake)
+    }
+
+    /// Tells `turns` of every move this node commits from now on (the
+    /// lobby sockets' `moved` messages); only the first call counts.
+    pub fn follow_moves(&self, turns: crate::turns::Turns) {
+        let _ = self.turns.set(turns);
     }
 
     /// The Postgres pool, for the change listener; `None` on SQLite.

@@ -49,7 +49,7 @@ pub(super) struct GameColumns {
     pub premove_nodes: Option<String>,
 }
 
-fn uuid(text: &str) -> Result<Uuid, StoreError> {
+pub(super) fn uuid(text: &str) -> Result<Uuid, StoreError> {
     Uuid::parse_str(text).map_err(|_| StoreError::Corrupt(format!("not a uuid: {text:?}")))
 }
 

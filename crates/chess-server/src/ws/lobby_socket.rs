@@ -1,5 +1,6 @@
 //! The lobby socket: the open seeks, then every change, live; a seek's
-//! owner is taken to the game it started. Only `ping` is understood from
+//! owner is taken to the game it started, and hears of every move in their
+//! games (`moved`, from [`crate::turns`]). Only `ping` is understood from
 //! the client.
 
 use std::sync::Arc;
@@ -40,6 +41,8 @@ async fn stream(
     mut session_ends: SessionEnds,
 ) {
     let mut events = lobby.subscribe();
+    // The moves in the viewer's games (`moved`), wherever they are played.
+    let mut following = viewer.map(|player| lobby.turns().follow(player));
     let mut shutdown = lobby.shutdown_signal();
     let snapshot = match lobby.seeks(viewer).await {
         Ok(seeks) => serde_json::json!({ "type": "seeks", "seeks": seeks }),
@@ -73,6 +76,19 @@ async fn stream(
                     Ok(seeks) => Some(serde_json::json!({ "type": "seeks", "seeks": seeks })),
                     Err(_) => return,
                 },
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            moved = async {
+                match following.as_mut() {
+                    Some(following) => following.receiver.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => match moved {
+                Ok(moved) => Some(serde_json::json!({
+                    "type": "moved", "game_id": moved.game_id, "moves": moved.moves, "at": moved.at,
+                })),
+                // Too far behind: the page rereads its whole list on any `moved`.
+                Err(broadcast::error::RecvError::Lagged(_)) => None,
                 Err(broadcast::error::RecvError::Closed) => return,
             },
             incoming = socket.recv() => match incoming {

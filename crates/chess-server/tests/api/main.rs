@@ -11,6 +11,7 @@ mod accounts;
 mod accounts_limits;
 mod accounts_router;
 mod accounts_store;
+mod archive;
 mod bad_input;
 mod binary;
 mod clocks;

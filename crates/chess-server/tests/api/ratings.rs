@@ -22,6 +22,7 @@ fn account(name: &str) -> PlayerRow {
         kind: PlayerKind::Account,
         name: name.to_owned(),
         created_at: UnixMs::from_stored(1),
+        bot: false,
     }
 }
 
