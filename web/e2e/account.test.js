@@ -57,6 +57,14 @@ describe("account page", () => {
     await alice.locator("#account-name").filter({ hasText: "Alice" }).waitFor();
     assert.equal(await alice.locator("#account-link").textContent(), "Alice");
     assert.equal(await alice.locator("#signed-out").isHidden(), true);
+    // A new account starts at the provisional 1500 in every speed, and links to its page.
+    await alice.locator("#account-ratings li").nth(4).waitFor();
+    assert.deepEqual(
+      (await alice.locator("#account-ratings li").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim()),
+      ["Bullet", "Blitz", "Rapid", "Classical", "Correspondence"].map((speed) => `${speed} 1500? (0 rated games)`),
+    );
+    assert.equal(await alice.locator("#profile-link").getAttribute("href"), "/@/Alice");
+    assert.equal(await alice.locator("#password-change").isVisible(), true, "a local account may change its password");
 
     await alice.goto("/");
     await alice.locator("#me").filter({ hasText: "You are Alice" }).waitFor();

@@ -106,6 +106,9 @@ describe("sign-in with the host platform", { skip }, () => {
     const account = await api(page, "GET", "/api/account");
     assert.equal(account.username, "zoe");
     assert.equal(account.id, guest.id, "the guest became the account, keeping their games");
+    assert.equal(account.has_password, false);
+    // A platform account signs in at the platform: no password to change here.
+    await page.locator("#password-change").waitFor({ state: "hidden" });
     await screenshot(page, "oidc-signed-in");
     assertNoPageErrors(page);
   });

@@ -42,7 +42,7 @@ describe("player page", () => {
     assert.equal(await alice.locator("#count-games").textContent(), "3");
     assert.equal(await alice.locator("#count-wins").textContent(), "1");
     assert.equal(await alice.locator("#count-losses").textContent(), "2");
-    assert.equal(await alice.locator("#ratings").isHidden(), true, "no ratings on this server yet");
+    assert.equal(await alice.locator("#ratings").isHidden(), true, "casual games only: no speed with a rated game to show");
 
     const entries = alice.locator("#archive .archive-entry");
     await entries.nth(1).waitFor();

@@ -7,6 +7,7 @@ import * as api from "./api.js";
 import { showAccountLink } from "./header.js";
 import { followLobby } from "./lobby-follow.js";
 import { Sounds } from "./sound.js";
+import { ratingsSummary } from "./ratings.js";
 import { accountErrorText, deliveryText, formatCents, rewardStatusText, todayText } from "./account-text.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -57,6 +58,33 @@ async function showSignedIn(username) {
   $("#signed-out").hidden = true;
   $("#signed-in").hidden = false;
   $("#account-name").textContent = username;
+  $("#profile-link").href = `/@/${encodeURIComponent(username)}`;
+  await Promise.all([loadRatings(username), hidePasswordChangeWithoutPassword()]);
+}
+
+/** An account of the host platform signs in there: it has no password to change here. */
+async function hidePasswordChangeWithoutPassword() {
+  try {
+    const res = await fetch("/api/account", { credentials: "same-origin" });
+    const account = res.ok ? await res.json() : null;
+    $("#password-change").hidden = account?.has_password === false;
+  } catch {
+    // Leave the form: changing a password is refused by the server anyway.
+  }
+}
+
+/** The account's rating in each speed; a failure leaves the list empty. */
+async function loadRatings(username) {
+  let answer = null;
+  try {
+    const res = await fetch(`/api/players/${encodeURIComponent(username)}/ratings`, { credentials: "same-origin" });
+    if (res.ok) answer = await res.json();
+  } catch {
+    // The rest of the page works without them.
+  }
+  $("#account-ratings").innerHTML = ratingsSummary(answer)
+    .map((r) => `<li>${esc(r.name)} <strong>${esc(r.label)}</strong> <span class="muted">(${esc(r.games)} rated games)</span></li>`)
+    .join("");
 }
 
 function entryRow(entry, capCents) {

@@ -23,3 +23,26 @@ export function ratingsKey(game) {
   if (!game) return "";
   return [game.game_id, game.status, game.players?.white?.id ?? "", game.players?.black?.id ?? ""].join("|");
 }
+
+const PERF_NAMES = [
+  ["bullet", "Bullet"],
+  ["blitz", "Blitz"],
+  ["rapid", "Rapid"],
+  ["classical", "Classical"],
+  ["correspondence", "Correspondence"],
+];
+
+/**
+ * An account's ratings as the account page lists them, from
+ * `GET /api/players/{username}/ratings`: each speed in the order lichess uses,
+ * `{name, label, games}` (`label` as `ratingLabel`). Speeds never played stay
+ * at the provisional 1500 and are listed too, so a new account sees where it starts.
+ */
+export function ratingsSummary(answer) {
+  const ratings = answer?.ratings ?? {};
+  return PERF_NAMES.filter(([code]) => ratings[code]).map(([code, name]) => ({
+    name,
+    label: ratingLabel(ratings[code]),
+    games: ratings[code].games ?? 0,
+  }));
+}

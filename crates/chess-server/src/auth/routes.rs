@@ -246,13 +246,7 @@ impl Accounts {
         account: &AccountRow,
         token: &str,
     ) -> Response {
-        let mut response = (
-            status,
-            Json(
-                json!({ "id": account.player_id, "username": account.username, "kind": "account" }),
-            ),
-        )
-            .into_response();
+        let mut response = (status, Json(account_json(account))).into_response();
         let cookie = self.session_cookie(token, self.sessions.lifetime().as_secs());
         response.headers_mut().append(SET_COOKIE, cookie);
         response
@@ -590,10 +584,19 @@ async fn current_account(
     {
         return Ok(accounts.signed_in_response(StatusCode::OK, &account, &token));
     }
-    Ok(
-        Json(json!({ "id": account.player_id, "username": account.username, "kind": "account" }))
-            .into_response(),
-    )
+    Ok(Json(account_json(&account)).into_response())
+}
+
+/// The signed-in account as the account endpoints answer it. `has_password`
+/// is false for an account of the host platform (it signs in there), so the
+/// web client offers no password change.
+fn account_json(account: &AccountRow) -> serde_json::Value {
+    json!({
+        "id": account.player_id,
+        "username": account.username,
+        "kind": "account",
+        "has_password": !account.password_hash.is_unusable(),
+    })
 }
 
 /// `GET /api/account/sign-in-options`: how people sign in here: local

@@ -173,6 +173,7 @@ on_both_stores!(
             (me.body["username"].clone(), me.body["id"].clone()),
             (json!("Magnus"), reply.body["id"].clone())
         );
+        assert_eq!(me.body["has_password"], true, "{:?}", me.body);
     }
 );
 

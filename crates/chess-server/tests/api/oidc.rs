@@ -430,6 +430,10 @@ on_both_platforms!(
             "from preferred_username: {account}"
         );
         assert_eq!(
+            account["has_password"], false,
+            "a platform account has no password to change: {account}"
+        );
+        assert_eq!(
             platform
                 .count("select 1 from accounts where platform_subject = 'alice#1' and username = 'alice'")
                 .await,
