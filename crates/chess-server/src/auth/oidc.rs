@@ -32,6 +32,8 @@ use sha2::{Digest as _, Sha256};
 
 use crate::settings::Settings;
 
+/// Where the web client sends people to sign in with the platform.
+pub const START_PATH: &str = "/auth/oidc/start";
 /// The path the provider sends browsers back to, under the public URL.
 pub const CALLBACK_PATH: &str = "/auth/oidc/callback";
 /// Signature algorithms an ID token may use: asymmetric ones only.

@@ -41,8 +41,6 @@ use super::username::{MAX_USERNAME_LEN, MIN_USERNAME_LEN, Username};
 use crate::http::extract::ClientAddress;
 use crate::store::{PendingSignIn, PlatformSignUpError};
 
-/// Where the web client sends people to sign in with the platform.
-pub const START_PATH: &str = "/auth/oidc/start";
 /// The cookie that binds a sign-in to the browser that started it.
 const STATE_COOKIE: &str = "chess_oidc_state";
 /// How long a sign-in may stay at the provider.
@@ -69,7 +67,7 @@ pub struct PlatformSignIn {
 /// The platform sign-in routes, to merge into the server's router.
 pub fn router(accounts: Accounts, provider: Arc<Provider>) -> Router {
     Router::new()
-        .route(START_PATH, get(start))
+        .route(super::oidc::START_PATH, get(start))
         .route(super::oidc::CALLBACK_PATH, get(callback))
         .with_state(PlatformSignIn {
             accounts,

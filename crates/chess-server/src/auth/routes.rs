@@ -606,7 +606,7 @@ async fn sign_in_options(State(accounts): State<Accounts>) -> Response {
     let platform = accounts
         .platform
         .as_deref()
-        .map(|name| json!({ "name": name, "start": crate::auth::oidc_routes::START_PATH }));
+        .map(|name| json!({ "name": name, "start": crate::auth::oidc::START_PATH }));
     Json(json!({ "local": accounts.local_accounts, "platform": platform })).into_response()
 }
 

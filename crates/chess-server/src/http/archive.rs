@@ -304,9 +304,10 @@ async fn export(
     let mut filter = ArchiveFilter {
         since: query.since,
         until: query.until,
+        rated: query.rated,
         ..ArchiveFilter::default()
     };
-    let mut nothing = query.rated == Some(true); // no game here is rated (yet)
+    let mut nothing = false;
     if let Some(perf_types) = query.perf_type.as_deref().filter(|s| !s.is_empty()) {
         for name in perf_types.split(',') {
             filter.speeds.push(
@@ -443,7 +444,7 @@ pub fn lichess_game(game: &GameSnapshot) -> Value {
     let moves: Vec<&str> = game.moves.iter().map(|mv| mv.san.as_str()).collect();
     let mut value = json!({
         "id": game.id,
-        "rated": false,
+        "rated": game.rated,
         "variant": "standard",
         "speed": shapes::speed(tc),
         "perf": shapes::speed(tc),

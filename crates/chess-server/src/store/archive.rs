@@ -63,6 +63,12 @@ pub struct ArchiveFilter {
     pub since: Option<i64>,
     /// Only games finished at or before this (unix ms).
     pub until: Option<i64>,
+    /// Only rated games (`Some(true)`: those that changed the player's
+    /// rating) or only casual ones (`Some(false)`); `None`: both. Only the
+    /// export uses it: it is a semi-join on `rating_history`, which the
+    /// planner may drive from that table and sort, so the archive's pages
+    /// (checked to use indexes alone) leave it out.
+    pub rated: Option<bool>,
 }
 
 /// Where a page starts: strictly older than this entry (its
@@ -154,6 +160,19 @@ fn page_statement(
             &mut sql,
             " and pg.opponent_id = ?",
             Param::Text(opponent.to_string()),
+        );
+    }
+    if let Some(rated) = filter.rated {
+        // A rated game is one whose ending changed this player's rating: its
+        // history row, found by its primary key.
+        sql.push_str(if rated {
+            " and exists"
+        } else {
+            " and not exists"
+        });
+        sql.push_str(
+            " (select 1 from rating_history rh \
+             where rh.game_id = pg.game_id and rh.player_id = pg.player_id)",
         );
     }
     if let Some(since) = filter.since {

@@ -382,6 +382,7 @@ async fn on_postgres_every_archive_page_reads_indexes_not_the_games() {
             opponent: Some(bob_id),
             since: Some(0),
             until: Some(i64::MAX / 2),
+            rated: None,
         },
     ];
     for filter in &filters {

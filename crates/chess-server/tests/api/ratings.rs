@@ -290,6 +290,19 @@ on_both_backends!(
             bob_now["ratings"]["blitz"]["rating"],
             shown(black_after.rating)
         );
+
+        // The export's `rated` filter: the one game that changed the ratings,
+        // or the other one.
+        for (rated_filter, shown_game, left_out) in
+            [("true", &rated, &casual), ("false", &casual, &rated)]
+        {
+            let (status, pgn) = app
+                .get_text(&format!("/api/games/user/alice?rated={rated_filter}"))
+                .await;
+            assert_eq!(status, 200, "{pgn}");
+            assert!(pgn.contains(&format!("/game/{shown_game}")), "{pgn}");
+            assert!(!pgn.contains(&format!("/game/{left_out}")), "{pgn}");
+        }
     }
 );
 
