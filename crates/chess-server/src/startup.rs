@@ -130,7 +130,9 @@ impl Application {
         // Before the database is touched: a second server on an SQLite
         // file is refused without migrating or writing anything.
         let sqlite_claim = store::claim_sqlite_file(&settings.database_url)?;
-        let store = store::connect(&settings.database_url).await?;
+        let store = store::connect(&settings.database_url)
+            .await?
+            .with_platform_accounts_only(!settings.local_accounts);
         let metrics = Metrics::new();
         let metrics_endpoint = match settings.metrics_listen {
             Some(address) => Some(

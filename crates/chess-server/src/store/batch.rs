@@ -160,7 +160,13 @@ impl Store {
             }
             if let Some(result) = &write.settle
                 && let Some(recorded) = tx
-                    .settle_reward(game.id, game.seats(), result, game.updated_at.to_stored())
+                    .settle_reward(
+                        game.id,
+                        game.seats(),
+                        result,
+                        game.updated_at.to_stored(),
+                        self.platform_accounts_only,
+                    )
                     .await?
             {
                 rewards.push(recorded);

@@ -60,6 +60,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             sqlite_writer,
             checkpointer: std::sync::Arc::default(),
             outbox_wake: std::sync::Arc::default(),
+            platform_accounts_only: false,
             turns: std::sync::Arc::default(),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
@@ -102,6 +103,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             sqlite_writer: None,
             checkpointer: std::sync::Arc::default(),
             outbox_wake: std::sync::Arc::default(),
+            platform_accounts_only: false,
             turns: std::sync::Arc::default(),
         })
     } else {

@@ -150,15 +150,20 @@ impl Transaction {
     ///
     /// # Errors
     /// The database error.
+    /// With `platform_accounts_only` (`LOCAL_ACCOUNTS=false`), a local
+    /// account counts as a guest: only the host platform's accounts are
+    /// signed-in accounts for rewards, even one made before local accounts
+    /// were switched off and still playing through an API token.
     pub async fn settle_reward(
         &mut self,
         game_id: Uuid,
         seats: ByColor<Option<Uuid>>,
         result: &GameResult,
         now_ms: i64,
+        platform_accounts_only: bool,
     ) -> Result<Option<Recorded>> {
-        let white = self.seat(seats.white).await?;
-        let black = self.seat(seats.black).await?;
+        let white = self.seat(seats.white, platform_accounts_only).await?;
+        let black = self.seat(seats.black, platform_accounts_only).await?;
         match reward_winner(result, ByColor { white, black }) {
             Some(account_id) => self
                 .record_win(game_id, account_id, result, now_ms)
@@ -172,19 +177,29 @@ impl Transaction {
     /// unknown player counts as a guest: it never pays. A bot account counts
     /// as the computer: an engine neither earns rewards nor pays them to its
     /// opponent.
-    async fn seat(&mut self, player: Option<Uuid>) -> Result<SeatHolder> {
+    async fn seat(
+        &mut self,
+        player: Option<Uuid>,
+        platform_accounts_only: bool,
+    ) -> Result<SeatHolder> {
         let Some(player) = player else {
             return Ok(SeatHolder::Guest);
         };
-        let kind: Option<(String, bool)> = with_conn!(self, conn, sql => {
+        let kind: Option<(String, bool, bool)> = with_conn!(self, conn, sql => {
             sqlx::query_as(sql::SEAT_HOLDER)
                 .bind(player.to_string())
                 .fetch_optional(&mut *conn)
                 .await?
         });
         Ok(match kind {
-            Some((kind, false)) if kind == "account" => SeatHolder::Account(player),
-            Some((kind, _)) if kind == "account" || kind == "computer" => SeatHolder::Computer,
+            Some((kind, false, platform)) if kind == "account" => {
+                if platform || !platform_accounts_only {
+                    SeatHolder::Account(player)
+                } else {
+                    SeatHolder::Guest
+                }
+            }
+            Some((kind, _, _)) if kind == "account" || kind == "computer" => SeatHolder::Computer,
             _ => SeatHolder::Guest,
         })
     }

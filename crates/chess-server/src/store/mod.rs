@@ -339,6 +339,9 @@ pub struct Store {
     /// deliverer ([`crate::outbox`]) sends its request at once instead of at
     /// its next poll.
     outbox_wake: Arc<tokio::sync::Notify>,
+    /// Whether only the host platform's accounts earn rewards
+    /// (`LOCAL_ACCOUNTS=false`; see `Transaction::settle_reward`).
+    platform_accounts_only: bool,
     /// Who hears of the moves this node commits, once the lobby follows
     /// them ([`Store::follow_moves`]).
     turns: Arc<std::sync::OnceLock<crate::turns::Turns>>,
@@ -419,6 +422,14 @@ impl Store {
     /// within the busy timeout) can be had.
     pub async fn begin(&self) -> Result<Transaction> {
         Transaction::begin(self.write_pool()).await
+    }
+
+    /// The same store, paying rewards to the host platform's accounts only
+    /// when `on` (`LOCAL_ACCOUNTS=false`).
+    #[must_use]
+    pub fn with_platform_accounts_only(mut self, on: bool) -> Store {
+        self.platform_accounts_only = on;
+        self
     }
 
     /// Woken whenever a batch that credited a win has committed, for the

@@ -171,7 +171,7 @@ on_both_stores!(
             let game = Uuid::new_v4();
             let mut tx = store.begin().await.expect("begin");
             let settled = tx
-                .settle_reward(game, ByColor { white, black }, &result, noon())
+                .settle_reward(game, ByColor { white, black }, &result, noon(), false)
                 .await
                 .expect("settle");
             tx.commit().await.expect("commit");
@@ -417,5 +417,82 @@ on_both_stores!(
         assert_eq!(stored.len(), 1);
         assert!(credited(&stored[0]));
         assert_eq!(total(&store, account, noon()).await, 100);
+    }
+);
+
+on_both_stores!(
+    with_platform_accounts_only_a_local_account_earns_nothing,
+    async |store: Store, db: &TestDatabase| {
+        // Two accounts of the host platform and two local ones (all four
+        // are `account` players; only the first two have a platform subject).
+        let mut ids = Vec::new();
+        for (name, subject) in [
+            ("pa", Some("sub-a")),
+            ("pb", Some("sub-b")),
+            ("la", None),
+            ("lb", None),
+        ] {
+            let id = player(&store, PlayerKind::Account).await;
+            let subject = subject.map_or("null".to_owned(), |s| format!("'{s}'"));
+            db.raw(&format!(
+                "insert into accounts (player_id, username, username_key, password_hash, \
+                 created_at, password_changed_at, platform_subject) \
+                 values ('{id}', '{name}', '{name}', '!', 0, 0, {subject})"
+            ))
+            .await
+            .expect("an account row");
+            ids.push(id);
+        }
+        let (pa, pb, la, lb) = (ids[0], ids[1], ids[2], ids[3]);
+        let mate = GameResult {
+            winner: Some(Color::White),
+            reason: EndReason::Checkmate,
+        };
+        let settle = |white, black, platform_only| {
+            let store = store.clone();
+            async move {
+                let mut tx = store.begin().await.expect("begin");
+                let settled = tx
+                    .settle_reward(
+                        Uuid::new_v4(),
+                        ByColor {
+                            white: Some(white),
+                            black: Some(black),
+                        },
+                        &mate,
+                        noon(),
+                        platform_only,
+                    )
+                    .await
+                    .expect("settle");
+                tx.commit().await.expect("commit");
+                settled.map(|recorded| recorded.entry().account_id)
+            }
+        };
+        assert_eq!(
+            settle(pa, pb, true).await,
+            Some(pa),
+            "platform v platform pays"
+        );
+        assert_eq!(
+            settle(la, lb, true).await,
+            None,
+            "local v local pays nothing"
+        );
+        assert_eq!(
+            settle(pa, la, true).await,
+            None,
+            "a local opponent counts as a guest"
+        );
+        assert_eq!(
+            settle(la, pa, true).await,
+            None,
+            "a local winner is not paid"
+        );
+        assert_eq!(
+            settle(la, lb, false).await,
+            Some(la),
+            "with local accounts on, they pay"
+        );
     }
 );

@@ -63,7 +63,7 @@ pub const INSERT_REWARD_ENTRY: &str = "insert into reward_entries \
 
 /// The ledger: who holds a seat, a player's kind and whether it is a bot's
 /// account.
-pub const SEAT_HOLDER: &str = "select p.kind, coalesce(a.bot, false) from players p \
+pub const SEAT_HOLDER: &str = "select p.kind, coalesce(a.bot, false), a.platform_subject is not null from players p \
     left join accounts a on a.player_id = p.id where p.id = $1";
 
 /// The ledger: a game's entry.

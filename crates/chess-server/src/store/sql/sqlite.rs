@@ -88,9 +88,9 @@ statements! {
         (game_id, account_id, amount_cents, day, status, created_at) \
         values (?1, ?2, ?3, ?4, ?5, ?6) on conflict (game_id) do nothing";
 
-    /// The ledger: who holds a seat, a player's kind and whether it is a
-    /// bot's account.
-    SEAT_HOLDER = "select p.kind, coalesce(a.bot, false) from players p \
+    /// The ledger: who holds a seat, a player's kind, whether it is a bot's
+    /// account and whether it is an account of the host platform.
+    SEAT_HOLDER = "select p.kind, coalesce(a.bot, false), a.platform_subject is not null from players p \
         left join accounts a on a.player_id = p.id where p.id = ?1";
 
     /// The ledger: a game's entry.
