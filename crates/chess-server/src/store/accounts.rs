@@ -101,6 +101,33 @@ impl Store {
 }
 
 impl Transaction {
+    /// Makes `player_id` a player of kind `account` named `username`, the
+    /// first step of every sign-up (local or with the host platform): a
+    /// guest keeps its id, so their games stay theirs; a new visitor's row
+    /// is created. `false`, and nothing changes, when the player is already
+    /// an account (or the computer).
+    pub(super) async fn claim_account_player(
+        &mut self,
+        player_id: Uuid,
+        username: &Username,
+        now_ms: i64,
+    ) -> std::result::Result<bool, sqlx::Error> {
+        let converted = with_conn!(self, conn => {
+            sqlx::query(
+                "insert into players (id, kind, name, created_at) values ($1, 'account', $2, $3) \
+                 on conflict (id) do update set kind = 'account', name = excluded.name \
+                 where players.kind = 'guest'",
+            )
+            .bind(player_id.to_string())
+            .bind(username.as_str())
+            .bind(now_ms)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected()
+        });
+        Ok(converted == 1)
+    }
+
     /// Makes `player_id` an account named `username`. A guest keeps their
     /// id, so their games stay theirs; a new visitor's id is created. On an
     /// error, roll the transaction back.
@@ -115,21 +142,13 @@ impl Transaction {
         hash: &PasswordHash,
         now_ms: i64,
     ) -> std::result::Result<(), SignUpError> {
-        with_conn!(self, conn => {
-            let converted = sqlx::query(
-                "insert into players (id, kind, name, created_at) values ($1, 'account', $2, $3) \
-                 on conflict (id) do update set kind = 'account', name = excluded.name \
-                 where players.kind = 'guest'",
-            )
-            .bind(player_id.to_string())
-            .bind(username.as_str())
-            .bind(now_ms)
-            .execute(&mut *conn)
+        if !self
+            .claim_account_player(player_id, username, now_ms)
             .await?
-            .rows_affected();
-            if converted != 1 {
-                return Err(SignUpError::AlreadyAnAccount);
-            }
+        {
+            return Err(SignUpError::AlreadyAnAccount);
+        }
+        with_conn!(self, conn => {
             let inserted = sqlx::query(
                 "insert into accounts (player_id, username, username_key, password_hash, \
                  created_at, password_changed_at) values ($1, $2, $3, $4, $5, $5)",

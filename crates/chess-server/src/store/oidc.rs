@@ -169,21 +169,13 @@ impl Transaction {
         subject: &str,
         now_ms: i64,
     ) -> std::result::Result<(), PlatformSignUpError> {
-        with_conn!(self, conn => {
-            let converted = sqlx::query(
-                "insert into players (id, kind, name, created_at) values ($1, 'account', $2, $3) \
-                 on conflict (id) do update set kind = 'account', name = excluded.name \
-                 where players.kind = 'guest'",
-            )
-            .bind(player_id.to_string())
-            .bind(username.as_str())
-            .bind(now_ms)
-            .execute(&mut *conn)
+        if !self
+            .claim_account_player(player_id, username, now_ms)
             .await?
-            .rows_affected();
-            if converted != 1 {
-                return Err(PlatformSignUpError::AlreadyAnAccount);
-            }
+        {
+            return Err(PlatformSignUpError::AlreadyAnAccount);
+        }
+        with_conn!(self, conn => {
             let inserted = sqlx::query(
                 "insert into accounts (player_id, username, username_key, password_hash, \
                  created_at, password_changed_at, platform_subject) \
