@@ -1,5 +1,6 @@
 // Two accounts play a rated game: the game page shows both ratings, with a
-// `?` while provisional, and the change at the end.
+// `?` while provisional, and the change at the end; the winner's player page
+// then shows the new blitz rating and its history chart.
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -36,6 +37,16 @@ describe("ratings on the game page", () => {
     const gain = Number((await rating(white, "white").textContent()).split("+")[1]);
     const loss = Number((await rating(white, "black").textContent()).split("-")[1]);
     assert.ok(gain > 0 && gain === loss, `+${gain} / -${loss}`);
+
+    await white.goto("/@/whitney");
+    const blitzRating = white.locator('#ratings .rating[data-speed="blitz"]');
+    await blitzRating.waitFor();
+    assert.equal(await white.locator("#ratings .rating").count(), 1, "only the speed played is listed");
+    assert.equal(await blitzRating.locator(".rating-value").textContent(), `${1500 + gain}?`);
+    assert.match(await blitzRating.textContent(), /\b1 game\b/);
+    const points = blitzRating.locator("svg.rating-chart .rating-point");
+    assert.equal(await points.count(), 1, "one rated game: one point on the chart");
+    assert.equal(Math.round(Number(await points.first().getAttribute("data-rating"))), 1500 + gain);
     assertNoPageErrors(white, black);
   });
 });

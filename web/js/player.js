@@ -98,7 +98,7 @@ async function loadRatings() {
   $("#rating-list").innerHTML = speeds
     .map(([speed, r]) => `<div class="rating" data-speed="${esc(speed)}">
       <h3>${esc(SPEED_TEXT[speed] ?? speed)} <span class="rating-value">${esc(Math.round(r.rating))}${r.provisional ? "?" : ""}</span>
-      <span class="muted">${esc(r.games ?? 0)} games</span></h3>
+      <span class="muted">${esc(r.games)} ${r.games === 1 ? "game" : "games"}</span></h3>
       ${ratingChart(r.history ?? [], { label: `${SPEED_TEXT[speed] ?? speed} rating history` })}
     </div>`)
     .join("");

@@ -12,6 +12,8 @@
 //! The logic lives in `examples/crash/`, which `tests/crash_cycles.rs`
 //! includes too (with `#[path]`).
 
+#[path = "crash/audit.rs"]
+mod audit;
 #[path = "crash/client.rs"]
 mod client;
 #[path = "crash/cluster.rs"]
@@ -24,6 +26,8 @@ mod game;
 mod ledger;
 #[path = "crash/moves.rs"]
 mod moves;
+#[path = "crash/ratings.rs"]
+mod ratings;
 #[path = "crash/report.rs"]
 mod report;
 #[path = "crash/run.rs"]

@@ -2,12 +2,15 @@
 //! `chess-server` binary is killed with SIGKILL three times while games are
 //! played on it, restarted on the same data, and every game is checked after
 //! each restart (acknowledged moves kept in order, games replay, clocks kept
-//! running, premoves cleared, results kept) and the reward ledger at the end.
+//! running, premoves cleared, results kept) and the reward ledger and the
+//! ratings at the end.
 //! One run on SQLite, one on Postgres (skipped with CHESS_SKIP_POSTGRES_TESTS=1),
 //! and two cycles each of a Postgres restart and a storm of terminated
 //! backends on a cluster the run starts itself (skipped likewise, or without
 //! the Postgres programs).
 
+#[path = "../examples/crash/audit.rs"]
+mod audit;
 #[path = "../examples/crash/client.rs"]
 mod client;
 #[path = "../examples/crash/cluster.rs"]
@@ -20,6 +23,8 @@ mod game;
 mod ledger;
 #[path = "../examples/crash/moves.rs"]
 mod moves;
+#[path = "../examples/crash/ratings.rs"]
+mod ratings;
 #[path = "../examples/crash/report.rs"]
 mod report;
 #[path = "../examples/crash/run.rs"]

@@ -118,13 +118,15 @@ impl Api {
     }
 
     /// A timed game: `white` creates a challenge, `black` takes the seat.
+    /// Rated (only between two accounts) or casual.
     pub async fn create_game(
         &self,
         white: &Person,
         black: &Person,
         time_control: &Value,
+        rated: bool,
     ) -> Result<String, CallError> {
-        let challenge = json!({ "time_control": time_control, "color": "white" });
+        let challenge = json!({ "time_control": time_control, "color": "white", "rated": rated });
         let created = self.post("/api/challenges", white, &challenge).await?;
         let game_id = created["game_id"]
             .as_str()

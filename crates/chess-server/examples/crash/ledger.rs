@@ -2,13 +2,10 @@
 //! rules of docs/rewards.md and against the games the tool played.
 
 use std::collections::{BTreeMap, HashMap};
-use std::str::FromStr;
 
 use serde_json::Value;
-use sqlx::postgres::PgConnectOptions;
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{AssertSqlSafe, ConnectOptions, Connection, Executor, Row};
 
+use crate::audit::{TextRow, read_only};
 use crate::report::Recorder;
 
 /// The most an account is paid in one UTC day, in cents.
@@ -28,74 +25,40 @@ struct Entry {
     status: String,
 }
 
-/// Reads the ledger tables.
+/// Reads the ledger tables: the entries, and each `(account, day, total)`.
 ///
 /// # Errors
-/// The database error.
-async fn read(database_url: &str) -> Result<(Vec<Entry>, Vec<(String, String, i64)>), sqlx::Error> {
-    // Casts make the same text run on both dialects (Postgres keeps ids as
-    // uuid and days as date).
-    let entries_sql = "select cast(game_id as text) as game_id, cast(account_id as text) as account_id, \
-                       cast(amount_cents as bigint) as amount_cents, cast(day as text) as day, \
-                       cast(status as text) as status from reward_entries order by id";
-    let days_sql = "select cast(account_id as text) as account_id, cast(day as text) as day, \
-                    cast(total_cents as bigint) as total_cents from reward_days";
-    let (entries, days) = if database_url.starts_with("sqlite:") {
-        let mut conn = SqliteConnectOptions::from_str(database_url)?
-            .read_only(true)
-            .connect()
-            .await?;
-        let entries = conn.fetch_all(entries_sql).await?;
-        let days = conn.fetch_all(days_sql).await?;
-        conn.close().await?;
-        (
-            entries.iter().map(entry).collect::<Result<Vec<_>, _>>()?,
-            days.iter().map(day).collect::<Result<Vec<_>, _>>()?,
-        )
-    } else {
-        let mut conn = PgConnectOptions::from_str(database_url)?.connect().await?;
-        // This connection only reads.
-        conn.execute(AssertSqlSafe(
-            "set session characteristics as transaction read only".to_owned(),
-        ))
-        .await?;
-        let entries = conn.fetch_all(entries_sql).await?;
-        let days = conn.fetch_all(days_sql).await?;
-        conn.close().await?;
-        (
-            entries.iter().map(entry).collect::<Result<Vec<_>, _>>()?,
-            days.iter().map(day).collect::<Result<Vec<_>, _>>()?,
-        )
+/// The database error, or a total that is not a number.
+async fn read(database_url: &str) -> Result<(Vec<Entry>, Vec<(String, String, i64)>), String> {
+    let entries_sql = "select cast(game_id as text), cast(account_id as text), \
+                       cast(amount_cents as text), cast(day as text), \
+                       cast(status as text) from reward_entries order by id";
+    let days_sql = "select cast(account_id as text), cast(day as text), \
+                    cast(total_cents as text) from reward_days";
+    let tables = read_only(database_url, &[entries_sql, days_sql])
+        .await
+        .map_err(|error| error.to_string())?;
+    let cents = |text: &str| {
+        text.parse::<i64>()
+            .map_err(|_| format!("{text:?} is not an amount of cents"))
     };
+    let entries = tables[0]
+        .iter()
+        .map(|row: &TextRow| {
+            Ok(Entry {
+                game_id: row[0].clone(),
+                account_id: row[1].clone(),
+                amount_cents: cents(&row[2])?,
+                day: row[3].clone(),
+                status: row[4].clone(),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let days = tables[1]
+        .iter()
+        .map(|row| Ok((row[0].clone(), row[1].clone(), cents(&row[2])?)))
+        .collect::<Result<_, String>>()?;
     Ok((entries, days))
-}
-
-fn entry<R: Row>(row: &R) -> Result<Entry, sqlx::Error>
-where
-    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> &'r str: sqlx::ColumnIndex<R>,
-{
-    Ok(Entry {
-        game_id: row.try_get("game_id")?,
-        account_id: row.try_get("account_id")?,
-        amount_cents: row.try_get("amount_cents")?,
-        day: row.try_get("day")?,
-        status: row.try_get("status")?,
-    })
-}
-
-fn day<R: Row>(row: &R) -> Result<(String, String, i64), sqlx::Error>
-where
-    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
-    for<'r> &'r str: sqlx::ColumnIndex<R>,
-{
-    Ok((
-        row.try_get("account_id")?,
-        row.try_get("day")?,
-        row.try_get("total_cents")?,
-    ))
 }
 
 /// Checks the ledger: every rule of docs/rewards.md, and for each game in

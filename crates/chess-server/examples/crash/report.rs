@@ -28,6 +28,8 @@ pub const CHECKS: &[&str] = &[
     "protocol",
     // The reward ledger broke a rule of docs/rewards.md.
     "ledger",
+    // A game changed ratings other than once per player for a rated ending.
+    "ratings",
     // The server panicked (its log says so) or its process ended by itself.
     "panic",
 ];
@@ -236,13 +238,14 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "checked:   {} games replayed, {} clocks (largest error {} ms), {} premoves pending at a kill, ledger {} entries ({} over the cap)",
+            "checked:   {} games replayed, {} clocks (largest error {} ms), {} premoves pending at a kill, ledger {} entries ({} over the cap), {} rating changes",
             self.count("games_replayed"),
             self.clocks_checked,
             self.clock_error_max_ms,
             self.count("premoves_at_kill"),
             self.count("ledger_entries"),
-            self.count("ledger_over_cap")
+            self.count("ledger_over_cap"),
+            self.count("rating_changes")
         )?;
         let by_check = self.findings_by_check();
         if by_check.is_empty() {

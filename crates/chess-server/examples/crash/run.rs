@@ -1,6 +1,6 @@
 //! A whole run: the server process up on a fresh database, then cycles of
 //! (top up the games, check and resume every game, play, SIGKILL, restart),
-//! a last check after the last restart, the ledger, the figures.
+//! a last check after the last restart, the ledger and the ratings, the figures.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use crate::config::{Backend, Config, Fault};
 use crate::game::{Behaviour, COLORS, Seat, Tracked};
 use crate::report::{Recorder, Report};
 use crate::server::{Database, ServerError, ServerProcess};
-use crate::{ledger, verify};
+use crate::{ledger, ratings, verify};
 
 /// Accounts made at the start; wins between them go through the ledger.
 /// Four, because the server allows five sign-ups per address and hour.
@@ -255,6 +255,7 @@ async fn cycles(
         }
     }
     ledger::check(database_url, &states, recorder).await;
+    ratings::check(database_url, &states, recorder).await;
     server.kill();
     for line in server.panics_logged() {
         recorder.fail("panic", "-", line);
@@ -367,7 +368,10 @@ async fn new_game(
         let white = rng.random_range(0..accounts.len());
         let black = (white + rng.random_range(1..accounts.len())) % accounts.len();
         let people = [accounts[white].clone(), accounts[black].clone()];
-        match api.create_game(&people[0], &people[1], &time_control).await {
+        match api
+            .create_game(&people[0], &people[1], &time_control, true)
+            .await
+        {
             Ok(id) => {
                 recorder.count("games_started");
                 recorder.count("account_games");
@@ -388,7 +392,7 @@ async fn new_game(
         .await
         .map_err(|CallError(code)| RunError::Setup(format!("new guests: {code}")))?;
     let id = api
-        .create_game(&people[0], &people[1], &time_control)
+        .create_game(&people[0], &people[1], &time_control, false)
         .await
         .map_err(|CallError(code)| RunError::Setup(format!("creating a game: {code}")))?;
     recorder.count("games_started");

@@ -241,7 +241,7 @@ async fn start_games(
         let white = api.new_guest().await.map_err(|e| setup("a guest", e))?;
         let black = api.new_guest().await.map_err(|e| setup("a guest", e))?;
         let id = api
-            .create_game(&white, &black, &time_control)
+            .create_game(&white, &black, &time_control, false)
             .await
             .map_err(|e| setup("a game", e))?;
         let game = Arc::new(Game::new(id));

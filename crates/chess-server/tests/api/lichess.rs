@@ -409,7 +409,8 @@ on_both_backends!(
 
         let mut alice_events = app.stream("/api/stream/event", &alice.token).await;
         let mut bot_events = app.stream("/api/stream/event", &bot.token).await;
-        // Alice plays white; the bot wins with fool's mate.
+        // Alice plays white; the bot wins with fool's mate. She asks for a
+        // rated game, but a game with a bot is always casual.
         let game = app
             .api_game(
                 &alice,
@@ -420,7 +421,7 @@ on_both_backends!(
                     ("clock.limit", "300"),
                     ("clock.increment", "2"),
                     ("color", "white"),
-                    ("rated", "false"),
+                    ("rated", "true"),
                 ],
             )
             .await;
@@ -457,6 +458,7 @@ on_both_backends!(
         assert_eq!(full["white"]["name"], "Alice");
         assert_eq!(full["black"]["name"], "Engine");
         assert_eq!(full["black"]["title"], "BOT");
+        assert_eq!(full["rated"], false, "a bot's game is casual: {full}");
         assert_eq!(
             full["clock"],
             json!({ "initial": 300_000, "increment": 2000 })
@@ -550,9 +552,20 @@ on_both_backends!(
         assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
         assert!(pgn.contains("Qh4#"), "{pgn}");
 
-        // A bot's win between two accounts pays nothing, to anyone.
+        // A bot's win between two accounts pays nothing, to anyone, and
+        // changes no rating.
         assert_eq!(app.rewards(&bot.web).await["entries"], json!([]));
         assert_eq!(app.rewards(&alice.web).await["entries"], json!([]));
+        for player in [&alice, &bot] {
+            let (_, account) = app
+                .api("GET", "/api/account", Some(&player.token), &[])
+                .await;
+            assert_eq!(
+                account["perfs"]["blitz"],
+                json!({ "rating": 1500, "rd": 350, "games": 0, "prog": 0, "prov": true }),
+                "{account}"
+            );
+        }
         // And a bot cannot be made of an account that has played.
         let (status, body) = app
             .api("POST", "/api/bot/account/upgrade", Some(&alice.token), &[])
