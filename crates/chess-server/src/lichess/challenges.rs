@@ -78,15 +78,15 @@ impl Challenge {
             .color
             .parse()
             .map_err(|error| corrupt(format!("color: {error}")))?;
-        let (Some(challenger), Some(dest)) = (
+        let perf = crate::ratings::Perf::of(time_control.speed());
+        let seats = [
             api_player(store, row.challenger_id).await?,
             api_player(store, row.dest_id).await?,
-        ) else {
+        ];
+        let [Some(challenger), Some(dest)] = ApiPlayer::rated_pair(seats, store, perf).await?
+        else {
             return Ok(None);
         };
-        let perf = crate::ratings::Perf::of(time_control.speed());
-        let challenger = challenger.rated_in(store, perf).await?;
-        let dest = dest.rated_in(store, perf).await?;
         Ok(Some(Challenge {
             id: row.id,
             challenger,

@@ -26,16 +26,15 @@ pub async fn api_players(
     game: &GameSnapshot,
 ) -> Result<ByColor<Option<ApiPlayer>>, ApiFailure> {
     let perf = crate::ratings::Perf::of(game.time_control.speed());
-    let mut players = ByColor::<Option<ApiPlayer>>::default();
-    for color in Color::ALL {
-        if let Some(row) = game.players.get(color) {
-            let player = ApiPlayer::new(row, game.computer_level)
-                .rated_in(store, perf)
-                .await?;
-            *players.get_mut(color) = Some(player);
-        }
-    }
-    Ok(players)
+    let seat = |color| {
+        game.players
+            .get(color)
+            .as_ref()
+            .map(|row| ApiPlayer::new(row, game.computer_level))
+    };
+    let [white, black] =
+        ApiPlayer::rated_pair([seat(Color::White), seat(Color::Black)], store, perf).await?;
+    Ok(ByColor { white, black })
 }
 
 /// The snapshot of game `id`, up to date with the store; `None` if there

@@ -103,29 +103,45 @@ pub struct ApiPlayer {
 }
 
 impl ApiPlayer {
-    /// The same player with their account's rating in `perf` (as of now);
-    /// anyone else keeps the provisional 1500.
+    /// Both `players` (a game's or a challenge's seats) with their accounts'
+    /// ratings in `perf` as of now, read in one statement; anyone else keeps
+    /// the provisional 1500.
     ///
     /// # Errors
     /// The database error.
-    pub async fn rated_in(
-        mut self,
+    pub async fn rated_pair(
+        players: [Option<ApiPlayer>; 2],
         store: &crate::store::Store,
         perf: crate::ratings::Perf,
-    ) -> Result<ApiPlayer, crate::store::StoreError> {
-        if self.kind == PlayerKind::Account {
-            let rating = store
-                .rating_of(self.player_id, perf)
-                .await?
-                .as_of(chess_live::now_ms().to_stored());
-            self.rating = crate::store::shown(rating.rating);
-            self.provisional = rating.is_provisional();
-        }
-        Ok(self)
+    ) -> Result<[Option<ApiPlayer>; 2], crate::store::StoreError> {
+        let accounts: Vec<Uuid> = players
+            .iter()
+            .flatten()
+            .filter(|player| player.kind == PlayerKind::Account)
+            .map(|player| player.player_id)
+            .collect();
+        let Some(&first) = accounts.first() else {
+            return Ok(players);
+        };
+        let pair = [first, accounts.last().copied().unwrap_or(first)];
+        let ratings = store.ratings_of_pair(pair, perf).await?;
+        let now = chess_live::now_ms().to_stored();
+        Ok(players.map(|player| {
+            player.map(|mut player| {
+                if player.kind == PlayerKind::Account
+                    && let Some(index) = pair.iter().position(|id| *id == player.player_id)
+                {
+                    let rating = ratings[index].as_of(now);
+                    player.rating = crate::store::shown(rating.rating);
+                    player.provisional = rating.is_provisional();
+                }
+                player
+            })
+        }))
     }
 
     /// The player of `row` (the computer at `computer_level`), with the
-    /// provisional 1500 until [`ApiPlayer::rated_in`].
+    /// provisional 1500 until [`ApiPlayer::rated_pair`].
     pub fn new(row: &PlayerRow, computer_level: Option<u8>) -> ApiPlayer {
         ApiPlayer {
             player_id: row.id,

@@ -367,6 +367,39 @@ impl Store {
         Ok(row.map_or(StoredRating::NEW, stored))
     }
 
+    /// The ratings in `perf` of both `players` (in that order), in one read:
+    /// what the two seats of a game or a challenge show.
+    ///
+    /// # Errors
+    /// The database error or a row that does not decode.
+    pub async fn ratings_of_pair(
+        &self,
+        players: [Uuid; 2],
+        perf: Perf,
+    ) -> Result<[StoredRating; 2]> {
+        let rows: Vec<(String, f64, f64, f64, i64, Option<i64>)> = with_conn!(self, conn => {
+            sqlx::query_as(
+                "select player_id, rating, deviation, volatility, games, rated_at \
+                 from ratings where perf = $1 and player_id in ($2, $3)",
+            )
+            .bind(perf.code())
+            .bind(players[0].to_string())
+            .bind(players[1].to_string())
+            .fetch_all(&mut *conn)
+            .await?
+        });
+        let mut found = [StoredRating::NEW; 2];
+        for (player, rating, deviation, volatility, games, rated_at) in rows {
+            let player = uuid(&player)?;
+            for (slot, wanted) in found.iter_mut().zip(players) {
+                if wanted == player {
+                    *slot = stored((rating, deviation, volatility, games, rated_at));
+                }
+            }
+        }
+        Ok(found)
+    }
+
     /// Every rating `player` had after a rated game, oldest first.
     ///
     /// # Errors

@@ -8,8 +8,9 @@ use chess_live::{
     Batch, GameMode, GameRow, GameStage, GameWrite, PlayerKind, PlayerRow, UnixMs, WriteOutcome,
 };
 use chess_rules::{ByColor, Color};
+use chess_server::ratings::Perf;
 use chess_server::ratings::glicko2::{self, DEFAULT};
-use chess_server::store::{Store, shown};
+use chess_server::store::{Store, StoredRating, shown};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -90,7 +91,7 @@ fn white_wins() -> GameResult {
 /// (rating, games) of `player` in blitz.
 async fn blitz(store: &Store, player: &PlayerRow) -> (f64, i64) {
     let stored = store
-        .rating_of(player.id, chess_server::ratings::Perf::Blitz)
+        .rating_of(player.id, Perf::Blitz)
         .await
         .expect("read the rating");
     (stored.rating.rating, stored.games)
@@ -149,6 +150,25 @@ on_both_stores!(
             db.raw("select * from rating_history").await.expect("query"),
             2
         );
+
+        // Both seats read at once, each in its place, whichever order; an
+        // account with no rated game yet has the starting rating.
+        let blitz_of = |id| store.rating_of(id, Perf::Blitz);
+        let (a_blitz, b_blitz) = (
+            blitz_of(a.id).await.expect("read"),
+            blitz_of(b.id).await.expect("read"),
+        );
+        assert_ne!(a_blitz, b_blitz);
+        let pair = |players| store.ratings_of_pair(players, Perf::Blitz);
+        assert_eq!(pair([a.id, b.id]).await.expect("read"), [a_blitz, b_blitz]);
+        assert_eq!(pair([b.id, a.id]).await.expect("read"), [b_blitz, a_blitz]);
+        assert_eq!(pair([a.id, a.id]).await.expect("read"), [a_blitz, a_blitz]);
+        let newcomer = account("carol");
+        store.insert_player(&newcomer).await.expect("insert");
+        assert_eq!(
+            pair([newcomer.id, b.id]).await.expect("read"),
+            [StoredRating::NEW, b_blitz]
+        );
     }
 );
 
@@ -196,10 +216,7 @@ on_both_stores!(
             reason: EndReason::Agreement,
         };
         write(&store, ending(&drawn, 0, draw)).await;
-        let after = store
-            .rating_of(a.id, chess_server::ratings::Perf::Blitz)
-            .await
-            .expect("read");
+        let after = store.rating_of(a.id, Perf::Blitz).await.expect("read");
         assert_eq!((shown(after.rating.rating), after.games), (1500, 1));
         assert!(after.rating.deviation < 350.0);
     }
