@@ -105,6 +105,52 @@ async fn two_games_through_the_lichess_api_are_fully_acknowledged() {
     assert_eq!(report.games_at_limit + by_rule, 4, "{report}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_web_games_between_two_accounts_are_fully_acknowledged() {
+    // One slot, so the same two accounts play both games, white in turn.
+    let config = config(&[
+        "--spawn",
+        "sqlite",
+        "--accounts",
+        "--games",
+        "1",
+        "--total-games",
+        "2",
+        "--moves",
+        "10",
+        "--duration-s",
+        "60",
+    ])
+    .expect("valid flags");
+    assert!(config.accounts);
+
+    let report = run::run(&config)
+        .await
+        .expect("the server starts and stops");
+    println!("{report}");
+
+    assert!(report.target.contains(", accounts,"), "{report}");
+    assert_eq!(report.games_started, 2, "{report}");
+    assert_eq!(report.games_failed, 0, "{report}");
+    assert!(report.errors.is_empty(), "{report}");
+    assert!(report.moves_sent > 0, "{report}");
+    assert_eq!(report.moves_acked, report.moves_sent, "{report}");
+    assert_eq!(report.broadcasts_seen, report.moves_sent, "{report}");
+}
+
+#[test]
+fn accounts_are_for_web_games_that_sign_them_up() {
+    assert_eq!(
+        config(&["--api", "lichess", "--accounts"]).err(),
+        Some(ConfigError::AccountsWithLichess)
+    );
+    assert_eq!(
+        config(&["--accounts", "--lichess-tokens", "/tmp/tokens"]).err(),
+        Some(ConfigError::AccountsFromTokens)
+    );
+    assert!(config(&["--accounts"]).is_ok());
+}
+
 #[test]
 fn the_url_must_be_loopback_http() {
     assert_eq!(

@@ -74,6 +74,13 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = ApiKind::Web)]
     pub api: ApiKind,
 
+    /// With `--api web`: play every game between two accounts the tool
+    /// signs up (two per concurrent game, taking turns with white) instead
+    /// of two new guests, so that games carry what account games carry (the
+    /// reward ledger, ratings): the same games `--api lichess` plays.
+    #[arg(long)]
+    pub accounts: bool,
+
     /// With `--api lichess`: accounts to play with, one `username token`
     /// line each (two per concurrent game; tokens with `board:play`), for a
     /// server this tool cannot sign accounts up on. Without it the tool
@@ -233,6 +240,8 @@ pub struct Config {
     /// Load processes running the same games side by side (`--load-processes`).
     pub load_processes: u32,
     pub api: ApiKind,
+    /// Web games between signed-up accounts (`--accounts`).
+    pub accounts: bool,
     pub lichess_tokens: Option<std::path::PathBuf>,
 }
 
@@ -254,6 +263,12 @@ pub enum ConfigError {
     NotLoopback(String),
     #[error("--url {0:?} is given twice")]
     DuplicateUrl(String),
+    #[error("--accounts is for --api web: the lichess API always plays between accounts")]
+    AccountsWithLichess,
+    #[error(
+        "--accounts signs its accounts up (web games need their sessions): drop --lichess-tokens"
+    )]
+    AccountsFromTokens,
     #[error(
         "this run needs {needed} open files ({sockets} sockets and {RESERVED_FILES} for the tool) \
          but this process may open at most {hard_limit} (the hard limit, `ulimit -Hn`): run fewer \
@@ -273,6 +288,12 @@ impl Config {
     /// A [`ConfigError`] naming the first flag that is out of range or a URL
     /// that is not a loopback `http://` address.
     pub fn from_args(args: Args) -> Result<Config, ConfigError> {
+        if args.accounts && args.api == ApiKind::Lichess {
+            return Err(ConfigError::AccountsWithLichess);
+        }
+        if args.accounts && args.lichess_tokens.is_some() {
+            return Err(ConfigError::AccountsFromTokens);
+        }
         let target = match args.spawn {
             Some(backend) => Target::Spawn(backend),
             None if args.urls.is_empty() => Target::Nodes(vec!["http://127.0.0.1:8080".to_owned()]),
@@ -320,6 +341,7 @@ impl Config {
             server_pids: args.server_pids,
             load_processes: in_range("load-processes", args.load_processes.into(), 1, 64)?,
             api: args.api,
+            accounts: args.accounts,
             lichess_tokens: args.lichess_tokens,
         })
     }

@@ -75,6 +75,13 @@ pub struct Table<'a> {
     pub setups: &'a Semaphore,
 }
 
+impl Guest {
+    /// The person whose identity (guest or session) cookie is `cookie`.
+    pub fn with_cookie(cookie: String) -> Guest {
+        Guest { cookie }
+    }
+}
+
 impl Api {
     pub fn new(http: reqwest::Client, base_url: String) -> Api {
         Api { http, base_url }
@@ -183,11 +190,12 @@ async fn http_code(response: reqwest::Response) -> String {
 pub async fn play_game(
     table: &Table<'_>,
     number: u64,
+    people: Option<&[Guest; 2]>,
     rules: Rules,
     recorder: &Recorder,
 ) -> Ending {
     recorder.game_started();
-    let ending = match play(table, number, rules, recorder).await {
+    let ending = match play(table, number, people, rules, recorder).await {
         Ok(ending) => ending,
         Err(Failure(code)) => {
             recorder.error(&code);
@@ -201,6 +209,7 @@ pub async fn play_game(
 async fn play(
     table: &Table<'_>,
     number: u64,
+    people: Option<&[Guest; 2]>,
     rules: Rules,
     recorder: &Recorder,
 ) -> Result<Ending, Failure> {
@@ -211,10 +220,13 @@ async fn play(
         .acquire()
         .await
         .map_err(|_| Failure::new("setup_closed"))?;
-    // New people for every game, as on a real server: the same two would
-    // soon meet the server's limit on games created per player and minute.
-    let white = white_node.new_guest().await?;
-    let black = black_node.new_guest().await?;
+    // Two given accounts (white first), or new guests for every game, as on
+    // a real server: the same two guests would soon meet the server's limit
+    // on games created per player and minute.
+    let (white, black) = match people {
+        Some([white, black]) => (white.clone(), black.clone()),
+        None => (white_node.new_guest().await?, black_node.new_guest().await?),
+    };
     let game_id = white_node.create_challenge(&white).await?;
     black_node.join(&game_id, &black).await?;
     let sent_at = SentAt::default();

@@ -40,6 +40,9 @@ pub struct Account {
     pub username: String,
     pub token: String,
     pub base_url: String,
+    /// The session cookie of a signed-up account (`None` for one read from
+    /// `--lichess-tokens`).
+    pub cookie: Option<String>,
 }
 
 /// Reads `username token` lines.
@@ -59,6 +62,7 @@ pub fn read_tokens(path: &std::path::Path, base_urls: &[String]) -> Result<Vec<A
                     username: username.to_owned(),
                     token: token.to_owned(),
                     base_url: base_urls[index % base_urls.len()].clone(),
+                    cookie: None,
                 }),
                 _ => Err(format!(
                     "{}: line {} is not `username token`",
@@ -116,7 +120,7 @@ pub async fn sign_up(count: usize, base_urls: &[String]) -> Result<Vec<Account>,
             .to_owned();
         let reply = client
             .post(format!("{base_url}/api/account/tokens"))
-            .header("cookie", cookie)
+            .header("cookie", &cookie)
             .json(&json!({ "description": "load tool", "scopes": ["board:play"] }))
             .send()
             .await
@@ -135,6 +139,7 @@ pub async fn sign_up(count: usize, base_urls: &[String]) -> Result<Vec<Account>,
             username,
             token: token.to_owned(),
             base_url: base_url.clone(),
+            cookie: Some(cookie),
         });
     }
     Ok(accounts)

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::config::{ApiKind, Config, ConfigError};
-use crate::game::{Api, Rules, Table, play_game};
+use crate::game::{Api, Guest, Rules, Table, play_game};
 use crate::lichess::{Account, Pair};
 use crate::process::{self, ProcessError};
 use crate::report::{Ending, Recorder, Report, ServerUse};
@@ -47,7 +47,8 @@ pub enum RunError {
     Accounts(String),
 }
 
-/// Two accounts per concurrent game: from `--lichess-tokens`, or signed up.
+/// Two accounts per concurrent game: from `--lichess-tokens`, or signed up
+/// (for `--api lichess`, or `--api web --accounts`).
 async fn lichess_accounts(config: &Config, base_urls: &[String]) -> Result<Vec<Account>, RunError> {
     let needed = usize::try_from(config.games).unwrap_or(usize::MAX) * 2;
     let accounts = match &config.lichess_tokens {
@@ -89,21 +90,23 @@ pub async fn run(config: &Config) -> Result<Report, RunError> {
     // Before the servers' first reading: signing up hashes passwords
     // (Argon2, 19 MiB each), which leaves the allocator holding memory that
     // is no part of the games measured.
-    let lichess_accounts = match config.api {
-        ApiKind::Web => Vec::new(),
-        ApiKind::Lichess => lichess_accounts(config, &server.base_urls).await?,
+    let accounts = if config.api == ApiKind::Lichess || config.accounts {
+        lichess_accounts(config, &server.base_urls).await?
+    } else {
+        Vec::new()
     };
     let watch = ServerWatch::start(&config.server_pids, &recorder, config.load_processes)?;
     let started = Instant::now();
-    let steady = drive(&nodes, config, &recorder, &http, lichess_accounts).await;
+    let steady = drive(&nodes, config, &recorder, &http, accounts).await;
     let elapsed = started.elapsed();
     let servers = watch.finish(elapsed)?;
     let label = format!(
         "{}{}, {} concurrent games, {} spectators each, up to {} plies, think {}, {} s, ramp {} games/s",
         server.label(),
-        match config.api {
-            ApiKind::Web => "",
-            ApiKind::Lichess => ", lichess Board API",
+        match (config.api, config.accounts) {
+            (ApiKind::Web, false) => "",
+            (ApiKind::Web, true) => ", accounts",
+            (ApiKind::Lichess, _) => ", lichess Board API",
         },
         config.games,
         config.spectators,
@@ -136,9 +139,9 @@ async fn drive(
     config: &Config,
     recorder: &Arc<Recorder>,
     http: &reqwest::Client,
-    lichess_accounts: Vec<Account>,
+    accounts: Vec<Account>,
 ) -> Option<(Instant, Instant)> {
-    let mut lichess_accounts = lichess_accounts.into_iter();
+    let mut accounts = accounts.into_iter();
     let start = Instant::now();
     let stop_starting = start + config.duration;
     let ramp_step = Duration::from_secs(1) / config.ramp_per_s;
@@ -163,8 +166,7 @@ async fn drive(
         let nodes = Arc::clone(&nodes);
         let first_game_at = start + ramp_step * slot;
         if config.api == ApiKind::Lichess {
-            let (Some(first), Some(second)) = (lichess_accounts.next(), lichess_accounts.next())
-            else {
+            let (Some(first), Some(second)) = (accounts.next(), accounts.next()) else {
                 break;
             };
             let http = http.clone();
@@ -189,6 +191,22 @@ async fn drive(
             });
             continue;
         }
+        // With `--accounts`, the slot's two accounts play all its games,
+        // taking turns with white (who creates the game: games created are
+        // limited per player and minute).
+        let mut people = if config.accounts {
+            let pair = (accounts.next(), accounts.next());
+            let (Some(first), Some(second)) = pair else {
+                break;
+            };
+            let cookie = |account: Account| account.cookie.map(Guest::with_cookie);
+            match (cookie(first), cookie(second)) {
+                (Some(first), Some(second)) => Some([first, second]),
+                _ => break,
+            }
+        } else {
+            None
+        };
         slots.spawn(async move {
             tokio::time::sleep_until(first_game_at).await;
             let table = Table {
@@ -198,8 +216,12 @@ async fn drive(
             };
             while Instant::now() < stop_starting && take_one(&games_left) {
                 let number = numbers.fetch_add(1, Ordering::Relaxed);
-                if play_game(&table, number, rules, &recorder).await == Ending::Failed {
+                let ending = play_game(&table, number, people.as_ref(), rules, &recorder).await;
+                if ending == Ending::Failed {
                     tokio::time::sleep(FAILURE_BACKOFF).await;
+                }
+                if let Some(people) = &mut people {
+                    people.swap(0, 1);
                 }
             }
             Instant::now()

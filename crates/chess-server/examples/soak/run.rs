@@ -289,7 +289,7 @@ async fn drive(base_url: String, plan: Plan, until: Instant, recorder: Arc<Recor
             tokio::time::sleep(RAMP_STEP * slot).await;
             while Instant::now() < until {
                 let number = numbers.fetch_add(1, Ordering::Relaxed);
-                if play_game(table, number, rules, recorder).await == Ending::Failed {
+                if play_game(table, number, None, rules, recorder).await == Ending::Failed {
                     tokio::time::sleep(FAILURE_BACKOFF).await;
                 }
             }
