@@ -90,7 +90,7 @@ impl Store {
     /// Stores `row` (status `created`) unless its challenger already has
     /// `max_outgoing` challenges waiting that were made after
     /// `expired_before`; `false` if refused for that. Deletes every
-    /// challenge made before `expired_before` first.
+    /// challenge made before `expired_before` first, in the same transaction.
     ///
     /// The count and the insert are one statement; two challenges sent at
     /// the same moment by one account on two Postgres nodes may both pass
@@ -104,7 +104,9 @@ impl Store {
         max_outgoing: i64,
         expired_before: i64,
     ) -> Result<bool> {
-        let inserted = with_conn!(self.writes(), conn => {
+        // One transaction, so the sweep costs no commit of its own.
+        let mut tx = self.begin().await?;
+        let inserted = with_conn!(tx, conn => {
             sqlx::query("delete from api_challenges where created_at < $1")
                 .bind(expired_before)
                 .execute(&mut *conn)
@@ -129,6 +131,7 @@ impl Store {
             .await?
             .rows_affected()
         });
+        tx.commit().await?;
         Ok(inserted == 1)
     }
 
