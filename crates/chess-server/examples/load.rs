@@ -13,6 +13,9 @@
 //! # The same games through the lichess Board API (any server that speaks it,
 //! # with `--lichess-tokens FILE` for accounts it cannot sign up itself):
 //! cargo run --release -p chess-server --example load -- --spawn sqlite --api lichess --games 20
+//! # Web games between signed-up accounts, as the API plays them (compare
+//! # the two at one pace: docs/performance.md):
+//! cargo run --release -p chess-server --example load -- --spawn sqlite --accounts --games 20 --think-ms 20-40
 //! ```
 //!
 //! The logic lives in `examples/load/`, which `tests/load_smoke.rs` includes
