@@ -812,19 +812,7 @@ impl Game {
     /// [`GameError::GameNotOver`], [`GameError::NoRematchOffer`],
     /// [`GameError::RematchAlreadyAccepted`].
     pub fn accept_rematch(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        match self.rematch_state_after_game()? {
-            RematchState::Accepted => return Err(GameError::RematchAlreadyAccepted),
-            RematchState::Offered(offerer) if offerer != color => {
-                self.saved.state.rematch = RematchState::Accepted;
-                self.emit(now, EventKind::RematchAccepted { color }, &mut events);
-            }
-            RematchState::Offered(_) | RematchState::None => {
-                return Err(GameError::NoRematchOffer);
-            }
-        }
-        Ok(events)
+        self.answer_rematch(color, now_ms, true)
     }
 
     /// `color` declines the opponent's rematch offer.
@@ -833,13 +821,28 @@ impl Game {
     /// [`GameError::GameNotOver`], [`GameError::NoRematchOffer`],
     /// [`GameError::RematchAlreadyAccepted`].
     pub fn decline_rematch(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        self.answer_rematch(color, now_ms, false)
+    }
+
+    /// `color` answers the opponent's rematch offer: yes or no.
+    fn answer_rematch(
+        &mut self,
+        color: Color,
+        now_ms: u64,
+        yes: bool,
+    ) -> Result<Vec<Event>, GameError> {
         let now = self.clamp(now_ms);
         let mut events = Vec::new();
         match self.rematch_state_after_game()? {
             RematchState::Accepted => return Err(GameError::RematchAlreadyAccepted),
             RematchState::Offered(offerer) if offerer != color => {
-                self.saved.state.rematch = RematchState::None;
-                self.emit(now, EventKind::RematchDeclined { color }, &mut events);
+                let (state, event) = if yes {
+                    (RematchState::Accepted, EventKind::RematchAccepted { color })
+                } else {
+                    (RematchState::None, EventKind::RematchDeclined { color })
+                };
+                self.saved.state.rematch = state;
+                self.emit(now, event, &mut events);
             }
             RematchState::Offered(_) | RematchState::None => {
                 return Err(GameError::NoRematchOffer);
