@@ -29,37 +29,39 @@ fn config(flags: &[&str]) -> Result<Config, ConfigError> {
     ))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_games_of_ten_plies_are_fully_acknowledged() {
-    let config = config(&[
-        "--spawn",
-        "sqlite",
-        "--games",
-        "2",
-        "--total-games",
-        "2",
-        "--moves",
-        "10",
-        "--duration-s",
-        "60",
-    ])
-    .expect("valid flags");
-
+/// A run of games of at most ten plies against a spawned SQLite server,
+/// with `flags` on top: its report, printed.
+async fn spawned_run(flags: &[&str]) -> report::Report {
+    let mut all = vec!["--spawn", "sqlite", "--moves", "10", "--duration-s", "60"];
+    all.extend_from_slice(flags);
+    let config = config(&all).expect("valid flags");
     let report = run::run(&config)
         .await
         .expect("the server starts and stops");
     println!("{report}");
+    report
+}
 
-    assert_eq!(report.games_started, 2, "{report}");
+/// `games` games started, none failed, no error, and every move sent
+/// acknowledged and seen by the opponent.
+fn assert_every_move_acknowledged(report: &report::Report, games: u64) {
+    assert_eq!(report.games_started, games, "{report}");
     assert_eq!(report.games_failed, 0, "{report}");
     assert!(report.errors.is_empty(), "{report}");
     assert!(report.moves_sent > 0, "{report}");
+    assert_eq!(report.moves_acked, report.moves_sent, "{report}");
+    assert_eq!(report.broadcasts_seen, report.moves_sent, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_games_of_ten_plies_are_fully_acknowledged() {
+    let report = spawned_run(&["--games", "2", "--total-games", "2"]).await;
+
+    assert_every_move_acknowledged(&report, 2);
     assert!(
         report.moves_sent <= 20,
         "at most 10 plies per game: {report}"
     );
-    assert_eq!(report.moves_acked, report.moves_sent, "{report}");
-    assert_eq!(report.broadcasts_seen, report.moves_sent, "{report}");
     let by_rule: u64 = report.endings.values().sum();
     assert_eq!(report.games_at_limit + by_rule, 2, "{report}");
     if by_rule == 0 {
@@ -70,37 +72,13 @@ async fn two_games_of_ten_plies_are_fully_acknowledged() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_games_through_the_lichess_api_are_fully_acknowledged() {
-    let config = config(&[
-        "--spawn",
-        "sqlite",
-        "--api",
-        "lichess",
-        "--games",
-        "2",
-        "--total-games",
-        "4",
-        "--moves",
-        "10",
-        "--duration-s",
-        "60",
-    ])
-    .expect("valid flags");
+    let report = spawned_run(&["--api", "lichess", "--games", "2", "--total-games", "4"]).await;
 
-    let report = run::run(&config)
-        .await
-        .expect("the server starts and stops");
-    println!("{report}");
-
-    assert_eq!(report.games_started, 4, "{report}");
-    assert_eq!(report.games_failed, 0, "{report}");
-    assert!(report.errors.is_empty(), "{report}");
-    assert!(report.moves_sent > 0, "{report}");
+    assert_every_move_acknowledged(&report, 4);
     assert!(
         report.moves_sent <= 40,
         "at most 10 plies per game: {report}"
     );
-    assert_eq!(report.moves_acked, report.moves_sent, "{report}");
-    assert_eq!(report.broadcasts_seen, report.moves_sent, "{report}");
     let by_rule: u64 = report.endings.values().sum();
     assert_eq!(report.games_at_limit + by_rule, 4, "{report}");
 }
@@ -108,34 +86,10 @@ async fn two_games_through_the_lichess_api_are_fully_acknowledged() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_web_games_between_two_accounts_are_fully_acknowledged() {
     // One slot, so the same two accounts play both games, white in turn.
-    let config = config(&[
-        "--spawn",
-        "sqlite",
-        "--accounts",
-        "--games",
-        "1",
-        "--total-games",
-        "2",
-        "--moves",
-        "10",
-        "--duration-s",
-        "60",
-    ])
-    .expect("valid flags");
-    assert!(config.accounts);
-
-    let report = run::run(&config)
-        .await
-        .expect("the server starts and stops");
-    println!("{report}");
+    let report = spawned_run(&["--accounts", "--games", "1", "--total-games", "2"]).await;
 
     assert!(report.target.contains(", accounts,"), "{report}");
-    assert_eq!(report.games_started, 2, "{report}");
-    assert_eq!(report.games_failed, 0, "{report}");
-    assert!(report.errors.is_empty(), "{report}");
-    assert!(report.moves_sent > 0, "{report}");
-    assert_eq!(report.moves_acked, report.moves_sent, "{report}");
-    assert_eq!(report.broadcasts_seen, report.moves_sent, "{report}");
+    assert_every_move_acknowledged(&report, 2);
 }
 
 #[test]
@@ -148,7 +102,7 @@ fn accounts_are_for_web_games_that_sign_them_up() {
         config(&["--accounts", "--lichess-tokens", "/tmp/tokens"]).err(),
         Some(ConfigError::AccountsFromTokens)
     );
-    assert!(config(&["--accounts"]).is_ok());
+    assert!(config(&["--accounts"]).expect("valid flags").accounts);
 }
 
 #[test]

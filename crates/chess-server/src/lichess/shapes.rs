@@ -110,34 +110,33 @@ impl ApiPlayer {
     /// # Errors
     /// The database error.
     pub async fn rated_pair(
-        players: [Option<ApiPlayer>; 2],
+        mut players: [Option<ApiPlayer>; 2],
         store: &crate::store::Store,
         perf: crate::ratings::Perf,
     ) -> Result<[Option<ApiPlayer>; 2], crate::store::StoreError> {
-        let accounts: Vec<Uuid> = players
-            .iter()
-            .flatten()
-            .filter(|player| player.kind == PlayerKind::Account)
-            .map(|player| player.player_id)
-            .collect();
-        let Some(&first) = accounts.first() else {
+        let account = |player: &Option<ApiPlayer>| {
+            player
+                .as_ref()
+                .filter(|player| player.kind == PlayerKind::Account)
+                .map(|player| player.player_id)
+        };
+        let accounts = [account(&players[0]), account(&players[1])];
+        // With one account, it is read for both seats and used for its own.
+        let (Some(first), Some(second)) =
+            (accounts[0].or(accounts[1]), accounts[1].or(accounts[0]))
+        else {
             return Ok(players);
         };
-        let pair = [first, accounts.last().copied().unwrap_or(first)];
-        let ratings = store.ratings_of_pair(pair, perf).await?;
+        let ratings = store.ratings_of_pair([first, second], perf).await?;
         let now = chess_live::now_ms().to_stored();
-        Ok(players.map(|player| {
-            player.map(|mut player| {
-                if player.kind == PlayerKind::Account
-                    && let Some(index) = pair.iter().position(|id| *id == player.player_id)
-                {
-                    let rating = ratings[index].as_of(now);
-                    player.rating = crate::store::shown(rating.rating);
-                    player.provisional = rating.is_provisional();
-                }
-                player
-            })
-        }))
+        for ((player, account), rating) in players.iter_mut().zip(accounts).zip(ratings) {
+            if let (Some(player), Some(_)) = (player.as_mut(), account) {
+                let rating = rating.as_of(now);
+                player.rating = crate::store::shown(rating.rating);
+                player.provisional = rating.is_provisional();
+            }
+        }
+        Ok(players)
     }
 
     /// The player of `row` (the computer at `computer_level`), with the
