@@ -1,9 +1,15 @@
 //! The server's time: Unix milliseconds, the scale every game command gets
 //! (so deadlines survive a restart) and every stored time is kept in.
 //! Stores bind [`UnixMs::to_stored`] and read back with [`UnixMs::from_stored`].
+//!
+//! The core reads the time, and waits for a moment, through a [`Clock`]
+//! carried in its context, never the system clock directly: a server runs on
+//! [`SystemClock`], and a test moves a clock by hand (`testing::ManualClock`,
+//! with the `testing` feature) to pass a deadline without waiting for it.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 /// A moment as milliseconds since the Unix epoch.
@@ -32,6 +38,11 @@ impl UnixMs {
         self.0
     }
 
+    /// Whole seconds since the epoch (the scale of tokens' `iat` and `exp`).
+    pub const fn secs(self) -> u64 {
+        self.0 / 1000
+    }
+
     /// The form the databases store.
     pub fn to_stored(self) -> i64 {
         i64::try_from(self.0).unwrap_or(i64::MAX)
@@ -45,6 +56,12 @@ impl UnixMs {
     /// How long after `earlier` this is (zero if it is not after).
     pub fn since(self, earlier: UnixMs) -> Duration {
         Duration::from_millis(self.0.saturating_sub(earlier.0))
+    }
+
+    /// The moment `duration` after this one (the end of time at the latest).
+    pub fn plus(self, duration: Duration) -> UnixMs {
+        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        UnixMs(self.0.saturating_add(millis))
     }
 
     /// The moment `duration` before this one (the epoch at the earliest).
@@ -69,6 +86,38 @@ pub fn now_ms() -> UnixMs {
     UnixMs(millis)
 }
 
+/// Where the live games read the time and wait for a moment: the owners'
+/// clocks and first-move deadlines, the idle unload, the sweeper and the
+/// heartbeat. One per registry, shared by its owners
+/// ([`crate::Registry::with_clock`]).
+///
+/// The two go together so that a clock moved by hand also wakes whoever
+/// waits on it: a test that moves the time past a deadline sees the game
+/// flagged, without sleeping and without pausing the runtime (whose
+/// automatic advance would also run while the writer's own thread commits).
+pub trait Clock: Send + Sync + std::fmt::Debug + 'static {
+    /// The current moment.
+    fn now(&self) -> UnixMs;
+
+    /// Resolves once this clock reads `at` or later (at once if it does).
+    fn sleep_until(&self, at: UnixMs) -> BoxFuture<'static, ()>;
+}
+
+/// The system's wall clock, with tokio's timers to wait on it: what a
+/// server runs on.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> UnixMs {
+        now_ms()
+    }
+
+    fn sleep_until(&self, at: UnixMs) -> BoxFuture<'static, ()> {
+        Box::pin(tokio::time::sleep(at.since(now_ms())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +136,11 @@ mod tests {
         assert_eq!(late.since(early), Duration::from_millis(2_500));
         assert_eq!(early.since(late), Duration::ZERO);
         assert_eq!(early.minus(Duration::from_secs(5)), UnixMs::EPOCH);
+        assert_eq!(early.plus(Duration::from_millis(2_500)), late);
+        assert_eq!(
+            UnixMs::from_millis(u64::MAX).plus(Duration::from_secs(1)),
+            UnixMs::from_millis(u64::MAX)
+        );
         assert_eq!(
             late.minus(Duration::from_millis(500)),
             UnixMs::from_millis(3_000)

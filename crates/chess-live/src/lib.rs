@@ -16,7 +16,10 @@
 //!   store tell each other of changes and presence in the [`notice`] format,
 //!   which the server's listener carries back to [`Registry::changed_elsewhere`]
 //!   and [`Registry::presence_elsewhere`].
-//! - What happens is reported through [`Telemetry`].
+//! - What happens is reported through [`Telemetry`], and the time is read
+//!   from a [`Clock`] ([`Registry::with_clock`]; the system's by default).
+//! - With the `testing` feature, `testing` has a store in memory and a
+//!   clock moved by hand, to run all of this with no database and no waiting.
 //!
 //! Nothing here knows HTTP, WebSockets, the lichess API or SQL.
 //!
@@ -68,12 +71,14 @@ pub mod rows;
 pub mod store;
 pub mod stored;
 pub mod telemetry;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod time_control;
 pub mod view;
 pub mod viewer;
 pub mod writer;
 
-pub use clock::{UnixMs, now_ms};
+pub use clock::{Clock, SystemClock, UnixMs, now_ms};
 pub use command::{Applied, Command, ConnectionId, Refusal};
 pub use model::{GameMode, GameStage, PlayerKind, Seat};
 pub use owner::{Freshness, GameHandle, Gone, IDLE_UNLOAD, JoinError};

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::clock::now_ms;
+use crate::clock::Clock;
 use crate::store::{GameStore, StoreResult};
 
 /// How often a node says it is alive.
@@ -27,17 +27,21 @@ pub(crate) struct NodeDirectory {
     /// Nodes seen alive lately (this one always counts).
     alive: RwLock<HashSet<Uuid>>,
     store: Arc<dyn GameStore>,
+    /// The registry's clock: heartbeats are stamped, and silence judged, by it.
+    clock: Arc<dyn Clock>,
 }
 
 impl NodeDirectory {
-    /// A directory for a new node named `name` (its id is new at every start).
-    pub fn new(store: Arc<dyn GameStore>, name: String) -> NodeDirectory {
+    /// A directory for a new node named `name` (its id is new at every
+    /// start), keeping time by `clock`.
+    pub fn new(store: Arc<dyn GameStore>, name: String, clock: Arc<dyn Clock>) -> NodeDirectory {
         let node = Uuid::new_v4();
         NodeDirectory {
             node,
             name,
             alive: RwLock::new(HashSet::from([node])),
             store,
+            clock,
         }
     }
 
@@ -52,7 +56,7 @@ impl NodeDirectory {
     /// The store's failure.
     pub async fn register(&self) -> StoreResult<()> {
         self.store
-            .register_node(self.node, &self.name, now_ms())
+            .register_node(self.node, &self.name, self.clock.now())
             .await?;
         self.refresh().await;
         Ok(())
@@ -82,7 +86,7 @@ impl NodeDirectory {
     /// Says this node is alive and learns which others are; the nodes that
     /// were alive and are gone now.
     pub async fn refresh(&self) -> Vec<Uuid> {
-        let now = now_ms();
+        let now = self.clock.now();
         let nodes = match self
             .store
             .heartbeat(self.node, &self.name, now, now.minus(NODE_TIMEOUT))

@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tracing::Instrument;
 use uuid::Uuid;
 
-use crate::clock::{UnixMs, now_ms};
+use crate::clock::{Clock, SystemClock, UnixMs};
 use crate::command::{Applied, Command, Refusal};
 use crate::model::{GameMode, GameStage, PlayerKind};
 use crate::nodes::{HEARTBEAT_EVERY, NodeDirectory};
@@ -116,14 +116,32 @@ impl Registry {
     /// A registry over `store`, reporting to `telemetry`; its tasks stop
     /// when `shutdown` turns true. Starts the writer; [`Registry::start`]
     /// starts the rest of the background work. The writer's task is
-    /// returned so that the node can wait for its last commit.
+    /// returned so that the node can wait for its last commit. Its time is
+    /// the system's ([`SystemClock`]).
     pub fn new(
         store: Arc<dyn GameStore>,
         settings: RegistrySettings,
         telemetry: Arc<dyn Telemetry>,
         shutdown: watch::Receiver<bool>,
     ) -> (Arc<Registry>, tokio::task::JoinHandle<()>) {
-        let nodes = Arc::new(NodeDirectory::new(Arc::clone(&store), settings.node_name));
+        Registry::with_clock(store, settings, telemetry, shutdown, Arc::new(SystemClock))
+    }
+
+    /// [`Registry::new`] keeping time by `clock`: every moment the node's
+    /// games read (clocks, deadlines, idle unloads) and every wait of its
+    /// sweeper and heartbeat. Tests pass a clock they move by hand.
+    pub fn with_clock(
+        store: Arc<dyn GameStore>,
+        settings: RegistrySettings,
+        telemetry: Arc<dyn Telemetry>,
+        shutdown: watch::Receiver<bool>,
+        clock: Arc<dyn Clock>,
+    ) -> (Arc<Registry>, tokio::task::JoinHandle<()>) {
+        let nodes = Arc::new(NodeDirectory::new(
+            Arc::clone(&store),
+            settings.node_name,
+            Arc::clone(&clock),
+        ));
         let live_games = LiveGames::default();
         let (writer, writer_task) = Writer::start(
             Arc::clone(&store),
@@ -142,6 +160,7 @@ impl Registry {
             telemetry,
             reports,
             shutdown,
+            clock,
         });
         let registry = Arc::new(Registry {
             context,
@@ -341,7 +360,7 @@ impl Registry {
     /// # Errors
     /// The store's failure.
     pub async fn create(self: &Arc<Self>, new: NewGame) -> StoreResult<GameHandle> {
-        let now = now_ms();
+        let now = self.context.now();
         let game = Game::new(new.spec, self.context.settings_for(new.mode), now.millis());
         let open = new.white.is_none() || new.black.is_none();
         let status = if open {
@@ -546,30 +565,37 @@ impl Registry {
     /// game: the version compare-and-set lets exactly one ending be stored.
     async fn sweep(self: Arc<Self>) {
         let mut shutdown = self.shutdown_signal();
-        let mut tick = tokio::time::interval(SWEEP_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            // The next sweep is due a period after this one began: a clock
+            // that moved on meanwhile (a long sweep, a test moving it by
+            // hand) brings it at once.
+            let now = self.context.now();
+            self.sweep_once(now).await;
             tokio::select! {
-                _ = tick.tick() => {}
+                () = self.context.clock.sleep_until(now.plus(SWEEP_EVERY)) => {}
                 _ = shutdown.changed() => return,
             }
-            let due = match self.context.store.due_games(now_ms(), SWEEP_BATCH).await {
-                Ok(due) => due,
+        }
+    }
+
+    /// One sweep: the games due at `now`, loaded and told to look at their clock.
+    async fn sweep_once(self: &Arc<Self>, now: UnixMs) {
+        let due = match self.context.store.due_games(now, SWEEP_BATCH).await {
+            Ok(due) => due,
+            Err(error) => {
+                self.context.telemetry.store_error(&error);
+                tracing::warn!(%error, "looking for due games failed");
+                return;
+            }
+        };
+        for id in due {
+            match self.get(id).await {
+                // A freshly loaded owner settles its clock at once; a
+                // hosted one is told to look.
+                Ok(Some(handle)) => handle.check_time(),
+                Ok(None) => {}
                 Err(error) => {
-                    self.context.telemetry.store_error(&error);
-                    tracing::warn!(%error, "looking for due games failed");
-                    continue;
-                }
-            };
-            for id in due {
-                match self.get(id).await {
-                    // A freshly loaded owner settles its clock at once; a
-                    // hosted one is told to look.
-                    Ok(Some(handle)) => handle.check_time(),
-                    Ok(None) => {}
-                    Err(error) => {
-                        tracing::warn!(%error, game_id = %id, "loading a due game failed")
-                    }
+                    tracing::warn!(%error, game_id = %id, "loading a due game failed")
                 }
             }
         }
@@ -579,16 +605,16 @@ impl Registry {
     /// connected through a node that died is gone.
     async fn heartbeat(self: Arc<Self>) {
         let mut shutdown = self.shutdown_signal();
-        let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
         loop {
-            tokio::select! {
-                _ = tick.tick() => {}
-                _ = shutdown.changed() => return,
-            }
+            let now = self.context.now();
             for node in self.context.nodes.refresh().await {
                 for handle in self.all_hosted() {
                     handle.node_gone(node);
                 }
+            }
+            tokio::select! {
+                () = self.context.clock.sleep_until(now.plus(HEARTBEAT_EVERY)) => {}
+                _ = shutdown.changed() => return,
             }
         }
     }
@@ -623,5 +649,122 @@ async fn take_reports(registry: Weak<Registry>, mut reports: mpsc::UnboundedRece
             return;
         };
         registry.on_report(report);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chess_game::GameSpec;
+
+    use super::*;
+    use crate::telemetry::NoTelemetry;
+    use crate::testing::{ManualClock, MemoryStore};
+
+    /// A registry over `store` (its writer commits at once).
+    fn registry(store: &Arc<MemoryStore>) -> (Arc<Registry>, watch::Sender<bool>) {
+        let (stop, shutdown) = watch::channel(false);
+        let settings = RegistrySettings {
+            node_name: "node-1".to_owned(),
+            first_move_deadline_ms: 30_000,
+            writer: WriterSettings {
+                queue: 64,
+                linger: Duration::ZERO,
+            },
+        };
+        let store: Arc<dyn GameStore> = Arc::clone(store) as Arc<dyn GameStore>;
+        let (registry, _writer) = Registry::with_clock(
+            store,
+            settings,
+            Arc::new(NoTelemetry),
+            shutdown,
+            Arc::new(ManualClock::new()),
+        );
+        (registry, stop)
+    }
+
+    /// A stored game of one person at both seats, made by a registry of its own.
+    async fn stored_game(store: &Arc<MemoryStore>) -> Uuid {
+        let (maker, _stop) = registry(store);
+        let alice = PlayerRow {
+            id: Uuid::new_v4(),
+            kind: PlayerKind::Guest,
+            name: "alice".to_owned(),
+            created_at: UnixMs::EPOCH,
+            bot: false,
+        };
+        maker.insert_player(alice.clone()).await.expect("stored");
+        let spec = GameSpec::standard("correspondence".parse().expect("a time control"));
+        let game = maker
+            .create(NewGame {
+                id: Uuid::new_v4(),
+                mode: GameMode::Local,
+                spec,
+                white: Some(alice.clone()),
+                black: Some(alice),
+                computer_level: None,
+            })
+            .await
+            .expect("created");
+        game.id()
+    }
+
+    /// Between an owner's unload and its report the registry still holds
+    /// its closed handle: the next request loads the game afresh rather
+    /// than talk to an owner that is gone.
+    #[tokio::test]
+    async fn a_closed_handle_is_replaced_by_a_fresh_load() {
+        let store = Arc::new(MemoryStore::new());
+        let id = stored_game(&store).await;
+        let (registry, _stop) = registry(&store);
+        registry
+            .lock_games()
+            .insert(id, Slot::Live(GameHandle::closed(id)));
+
+        let snapshot = registry
+            .snapshot(id, Freshness::Held)
+            .await
+            .expect("loaded")
+            .expect("the game");
+
+        assert_eq!(snapshot.id, id);
+        let hosted = registry.hosted(id).expect("hosted again");
+        assert!(!hosted.is_closed(), "the registry kept the closed handle");
+        assert_eq!(registry.live_games(), 1);
+    }
+
+    /// `with_game` is the one retry loop: a request that met a closing
+    /// owner is made again with a fresh handle, a bounded number of times.
+    #[tokio::test]
+    async fn a_request_gone_under_it_is_tried_again_then_given_up() {
+        let store = Arc::new(MemoryStore::new());
+        let id = stored_game(&store).await;
+        let (registry, _stop) = registry(&store);
+
+        let mut calls = 0;
+        let answered = registry
+            .with_game(id, |handle| {
+                calls += 1;
+                let first = calls == 1;
+                async move {
+                    if first {
+                        Err(Gone)
+                    } else {
+                        handle.snapshot(Freshness::Held).await
+                    }
+                }
+            })
+            .await;
+        assert_eq!(answered.expect("answered").map(|game| game.id), Some(id));
+        assert_eq!(calls, 2, "tried once more after the owner was gone");
+
+        let mut calls = 0;
+        let given_up = registry
+            .with_game(id, |_handle| {
+                calls += 1;
+                async { Err::<(), _>(Gone) }
+            })
+            .await;
+        assert!(given_up.is_err(), "a game that keeps unloading is an error");
+        assert_eq!(calls, GONE_RETRIES);
     }
 }

@@ -11,7 +11,6 @@ use chess_game::Event;
 
 use super::commit::{remember_recent, version_i64};
 use super::{Entry, Owner};
-use crate::clock::now_ms;
 use crate::model::GameStage;
 use crate::notice::{ChangeNotice, GameChange};
 use crate::rows::GameRow;
@@ -177,7 +176,7 @@ impl Owner {
             "caught up with another node's change"
         );
         if replayable {
-            self.broadcast(missed, now_ms());
+            self.broadcast(missed, self.context.now());
         } else {
             self.entry.history.clear();
             let _ = self.outbox.send(std::sync::Arc::new(Outgoing::Resync));

@@ -10,7 +10,7 @@ use chess_rules::{Color, Move};
 use tokio::task::JoinHandle;
 
 use super::{Entry, Owner};
-use crate::clock::now_ms;
+use crate::clock::UnixMs;
 use crate::command::{Command, Refusal};
 use crate::model::{GameMode, PlayerKind, Seat};
 
@@ -27,7 +27,7 @@ impl Owner {
         if self.thinking.is_some() {
             return;
         }
-        let Some(input) = search_input(&self.entry) else {
+        let Some(input) = search_input(&self.entry, self.context.now()) else {
             return;
         };
         let (ply, color) = (input.ply, input.turn);
@@ -53,7 +53,7 @@ impl Owner {
             ply: thinking.ply,
         };
         if let Err(refusal) = self
-            .apply(Seat::of(thinking.color), command, now_ms())
+            .apply(Seat::of(thinking.color), command, self.context.now())
             .await
         {
             tracing::info!(
@@ -93,8 +93,8 @@ impl SearchInput {
     }
 }
 
-/// The search to run if the computer is to move in `entry`'s game.
-fn search_input(entry: &Entry) -> Option<SearchInput> {
+/// The search to run if the computer is to move in `entry`'s game at `now`.
+fn search_input(entry: &Entry, now: UnixMs) -> Option<SearchInput> {
     if entry.row.mode != GameMode::Computer || !entry.is_playing() {
         return None;
     }
@@ -121,7 +121,7 @@ fn search_input(entry: &Entry) -> Option<SearchInput> {
             .collect(),
         remaining: entry
             .game
-            .remaining_ms(now_ms().millis())
+            .remaining_ms(now.millis())
             .map(|clocks| Duration::from_millis(*clocks.get(turn))),
         increment: Duration::from_millis(entry.game.time_control().increment_ms().unwrap_or(0)),
         // Different games and moves play differently; the game id keeps it reproducible.

@@ -136,6 +136,15 @@ impl GameHandle {
         }
     }
 
+    /// A handle to game `id` whose owner has stopped already: what the
+    /// registry holds between an owner's unload and its report.
+    #[cfg(test)]
+    pub(crate) fn closed(id: Uuid) -> GameHandle {
+        let (mailbox, _) = mpsc::channel(1);
+        let (outbox, _) = broadcast::channel(1);
+        GameHandle::new(id, mailbox, outbox)
+    }
+
     /// The game's id.
     pub fn id(&self) -> Uuid {
         self.id

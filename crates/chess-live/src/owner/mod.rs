@@ -26,7 +26,7 @@ mod presence;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chess_game::{Event, FirstMoveDeadlines, Game, GameSettings, TakeBack};
 use chess_rules::{ByColor, Color};
@@ -40,7 +40,7 @@ pub use handle::{Freshness, GameHandle, Gone, JoinError};
 pub(crate) use self::commit::stored_deadline;
 use self::commit::{Undo, move_version};
 use self::computer::Thinking;
-use crate::clock::{UnixMs, now_ms};
+use crate::clock::{Clock, UnixMs};
 use crate::command::{Applied, Command, Refusal};
 use crate::model::{GameMode, GameStage, Seat};
 use crate::nodes::NodeDirectory;
@@ -86,12 +86,19 @@ pub(crate) struct OwnerContext {
     pub telemetry: Arc<dyn Telemetry>,
     pub reports: mpsc::UnboundedSender<OwnerReport>,
     pub shutdown: watch::Receiver<bool>,
+    /// The node's time: every moment an owner reads and every wait for one.
+    pub clock: Arc<dyn Clock>,
 }
 
 impl OwnerContext {
     /// This node's id.
     pub fn node(&self) -> Uuid {
         self.nodes.this_node()
+    }
+
+    /// The current moment on the node's clock.
+    pub fn now(&self) -> UnixMs {
+        self.clock.now()
     }
 
     /// Game rules for a game of `mode`: first-move deadlines only between
@@ -123,7 +130,10 @@ pub(crate) struct Owner {
     outbox: broadcast::Sender<Arc<Outgoing>>,
     handle: GameHandle,
     thinking: Option<Thinking>,
-    last_activity: Instant,
+    /// When the owner last took a message, on the node's clock (so a test
+    /// that moves the clock sees an idle game unload; a jump of the wall
+    /// clock only moves an unload earlier or later).
+    last_activity: UnixMs,
 }
 
 impl Owner {
@@ -134,6 +144,7 @@ impl Owner {
         let (outbox, _) = broadcast::channel(OUTBOX);
         let handle = GameHandle::new(entry.row.id, mailbox_sender, outbox.clone());
         let recent = catch_up::parse_recent(&entry.row);
+        let last_activity = context.now();
         let owner = Owner {
             context,
             entry,
@@ -142,7 +153,7 @@ impl Owner {
             outbox,
             handle: handle.clone(),
             thinking: None,
-            last_activity: Instant::now(),
+            last_activity,
         };
         tokio::spawn(tracing::Instrument::instrument(owner.run(), span));
         handle
@@ -175,24 +186,30 @@ impl Owner {
         // Loaded afresh: no connection is here yet, so a premove this node's
         // connections set, or a dead node's, is void.
         Box::pin(self.void_orphan_premoves(None)).await;
-        Box::pin(self.settle(now_ms())).await;
+        Box::pin(self.settle(self.context.now())).await;
         self.think();
         loop {
             if *shutdown.borrow() {
                 break;
             }
             let deadline = self.deadline();
-            let idle_check = self.idle_check();
+            // Waits on the node's clock: an absent deadline leaves its
+            // branch off (the wait is never polled).
+            let deadline_passed = self
+                .context
+                .clock
+                .sleep_until(deadline.unwrap_or(UnixMs::EPOCH));
+            let idle_passed = self.context.clock.sleep_until(self.idle_check());
             tokio::select! {
                 message = self.mailbox.recv() => match message {
                     Some(message) => {
-                        self.last_activity = Instant::now();
+                        self.last_activity = self.context.now();
                         Box::pin(self.on_message(message)).await;
                     }
                     None => break,
                 },
-                () = sleep_until(deadline), if deadline.is_some() => {
-                    Box::pin(self.settle(now_ms())).await;
+                () = deadline_passed, if deadline.is_some() => {
+                    Box::pin(self.settle(self.context.now())).await;
                 }
                 searched = async {
                     match self.thinking.as_mut() {
@@ -202,7 +219,7 @@ impl Owner {
                 }, if self.thinking.is_some() => {
                     Box::pin(self.on_searched(searched.ok().flatten())).await;
                 }
-                () = tokio::time::sleep(idle_check), if self.outbox.receiver_count() == 0 => {}
+                () = idle_passed, if self.outbox.receiver_count() == 0 => {}
                 _ = shutdown.changed() => {}
             }
             self.think();
@@ -239,11 +256,11 @@ impl Owner {
     }
 
     /// When to look again whether the game can unload.
-    fn idle_check(&self) -> Duration {
+    fn idle_check(&self) -> UnixMs {
         if self.is_over() {
-            Duration::ZERO
+            UnixMs::EPOCH
         } else {
-            IDLE_UNLOAD.saturating_sub(self.last_activity.elapsed())
+            self.last_activity.plus(IDLE_UNLOAD)
         }
     }
 
@@ -258,7 +275,7 @@ impl Owner {
         self.outbox.receiver_count() == 0
             && self.thinking.is_none()
             && self.mailbox.is_empty()
-            && (self.is_over() || self.last_activity.elapsed() >= IDLE_UNLOAD)
+            && (self.is_over() || self.context.now().since(self.last_activity) >= IDLE_UNLOAD)
     }
 
     async fn on_message(&mut self, message: Message) {
@@ -293,14 +310,14 @@ impl Owner {
                 reply,
             } => {
                 self.refresh(freshness).await;
-                let _ = reply.send(Box::new(self.entry.state_for(viewer, now_ms())));
+                let _ = reply.send(Box::new(self.entry.state_for(viewer, self.context.now())));
             }
             Message::EventsAfter { version, reply } => {
                 let _ = reply.send(self.entry.events_after(version));
             }
             Message::Snapshot { freshness, reply } => {
                 self.refresh(freshness).await;
-                let _ = reply.send(Box::new(self.entry.snapshot(now_ms())));
+                let _ = reply.send(Box::new(self.entry.snapshot(self.context.now())));
             }
             Message::PresenceElsewhere {
                 node,
@@ -313,7 +330,7 @@ impl Owner {
                 self.void_orphan_premoves(Some(node)).await;
             }
             Message::ChangedElsewhere(notice) => self.changed_elsewhere(notice).await,
-            Message::CheckTime => self.settle(now_ms()).await,
+            Message::CheckTime => self.settle(self.context.now()).await,
         }
     }
 
@@ -405,7 +422,9 @@ impl Owner {
         };
         match played {
             Some(version) => {
-                self.context.telemetry.move_committed(now_ms().since(now));
+                self.context
+                    .telemetry
+                    .move_committed(self.context.now().since(now));
                 Ok(Applied::Ack { ply, uci, version })
             }
             // Settling the clock ended the game first: the move came too late.
@@ -457,7 +476,7 @@ impl Owner {
         } else {
             Color::Black
         };
-        let now = now_ms();
+        let now = self.context.now();
         let game = Game::new(
             self.entry.game.spec().clone(),
             *self.entry.game.settings(),
@@ -624,11 +643,6 @@ fn run(
         }
     };
     Ok(events)
-}
-
-async fn sleep_until(at: Option<UnixMs>) {
-    let wait = at.map_or(Duration::ZERO, |at| at.since(now_ms()));
-    tokio::time::sleep(wait).await;
 }
 
 #[cfg(test)]

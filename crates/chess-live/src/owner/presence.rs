@@ -23,7 +23,6 @@ use uuid::Uuid;
 
 use super::Owner;
 use super::commit::Undo;
-use crate::clock::now_ms;
 use crate::command::{ConnectionId, Refusal};
 use crate::model::Seat;
 use crate::notice::PresenceNotice;
@@ -117,7 +116,7 @@ impl Owner {
     /// opponent's move, leaving the premove due).
     async fn void_premoves(&mut self, colors: &[Color], failure: &str) {
         for _ in 0..VOID_ATTEMPTS {
-            let now = now_ms();
+            let now = self.context.now();
             let undo = Undo::Rewind(self.entry.game.checkpoint());
             let mut events: Vec<Event> = Vec::new();
             for color in colors {
@@ -185,7 +184,7 @@ impl Owner {
         if self.stopping() || !self.entry.is_playing() || !self.entry.owns_premove(turn) {
             return;
         }
-        let now = now_ms();
+        let now = self.context.now();
         let undo = Undo::Rewind(self.entry.game.checkpoint());
         let events = self.entry.game.play_premove(now.millis());
         if let Err(refusal) = self.commit(events, undo, now).await {
