@@ -14,8 +14,8 @@ use chess_server::auth::account_limits::AccountLimits;
 use chess_server::auth::password::{Password, PasswordHasher};
 use chess_server::auth::rate_limit::{Backoff, Limit, SignInLimits};
 use chess_server::auth::sign_in::sign_in;
-use chess_server::auth::username::Username;
-use chess_server::store::AccountRow;
+use chess_store::AccountRow;
+use chess_store::accounts::Username;
 use uuid::Uuid;
 
 const ROUNDS: usize = 30;

@@ -16,7 +16,7 @@ use chess_live::Registry;
 use chess_live::notice::{
     GAMES_CHANNEL, PRESENCE_CHANNEL, PresenceNotice, notice_prefix, parse_game_notice,
 };
-use sqlx::postgres::{PgListener, PgPool};
+use chess_store::{NoticeListener, Store};
 use tokio::sync::{broadcast, watch};
 
 use crate::metrics::Metrics;
@@ -73,7 +73,7 @@ impl NodeNotices {
 /// Listens for other nodes' notices until shutdown, reconnecting after a
 /// dropped connection and then asking every hosted game to catch up.
 pub async fn listen(
-    pool: PgPool,
+    store: Store,
     registry: Arc<Registry>,
     relays: NodeNotices,
     metrics: Metrics,
@@ -82,8 +82,10 @@ pub async fn listen(
     let node = registry.node_id();
     let own_notices = notice_prefix(node);
     loop {
-        let mut listener = match connect(&pool).await {
-            Ok(listener) => listener,
+        let mut listener = match connect(&store).await {
+            Ok(Some(listener)) => listener,
+            // SQLite: one node, nobody to hear.
+            Ok(None) => return,
             Err(error) => {
                 tracing::warn!(%error, "the change listener cannot connect; retrying");
                 tokio::select! {
@@ -98,13 +100,13 @@ pub async fn listen(
         registry.resync_presence_all();
         loop {
             let received = tokio::select! {
-                received = listener.try_recv() => received,
+                received = listener.next() => received,
                 _ = shutdown.changed() => return,
             };
             match received {
-                Ok(Some(notification)) => {
-                    let payload = notification.payload();
-                    match notification.channel() {
+                Ok(Some(notice)) => {
+                    let payload = notice.payload.as_str();
+                    match notice.channel.as_str() {
                         GAMES_CHANNEL if payload.starts_with(&own_notices) => {}
                         GAMES_CHANNEL => match parse_game_notice(payload) {
                             Some(notice) if notice.node != node => {
@@ -152,10 +154,8 @@ pub async fn listen(
     }
 }
 
-async fn connect(pool: &PgPool) -> Result<PgListener, sqlx::Error> {
-    let mut listener = PgListener::connect_with(pool).await?;
-    listener
-        .listen_all([GAMES_CHANNEL, LOBBY_CHANNEL, API_CHANNEL, PRESENCE_CHANNEL])
-        .await?;
-    Ok(listener)
+async fn connect(store: &Store) -> chess_store::Result<Option<NoticeListener>> {
+    store
+        .listen(&[GAMES_CHANNEL, LOBBY_CHANNEL, API_CHANNEL, PRESENCE_CHANNEL])
+        .await
 }

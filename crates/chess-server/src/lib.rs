@@ -4,14 +4,15 @@
 //! the layers and the path of a move are in `ARCHITECTURE.md`.
 //!
 //! The live games themselves (their owners, registry, group commit and
-//! viewers) are the `chess_live` crate; this one is its edges and the rest
-//! of the product. The modules follow the architecture: [`http`] (the JSON
-//! API, the web client, security headers), [`ws`] (the game and lobby
-//! sockets and their protocol), [`lichess`] (the lichess Board and Bot API),
-//! [`lobby`] (seeks and pairing), [`auth`] (guests, accounts, sessions, rate
-//! limits), [`ledger`] (the reward rules), [`store`] (every query, on SQLite
-//! or Postgres, and the live games' store), [`cluster`] (other nodes'
-//! notices), [`metrics`], and [`state`] and [`startup`] that put them
+//! viewers) are the `chess_live` crate, and the database (every query, on
+//! SQLite or Postgres, the reward ledger and the ratings kept in it) is the
+//! `chess_store` crate; this one is their edges and the rest of the product.
+//! The modules follow the architecture: [`http`] (the JSON API, the web
+//! client, security headers), [`ws`] (the game and lobby sockets and their
+//! protocol), [`lichess`] (the lichess Board and Bot API), [`lobby`] (seeks
+//! and pairing), [`auth`] (guests, accounts, sessions, rate limits),
+//! [`outbox`] (reward requests to the host platform), [`cluster`] (other
+//! nodes' notices), [`metrics`], and [`state`] and [`startup`] that put them
 //! together.
 //!
 //! `main.rs` only reads [`Settings`], starts [`telemetry`] and runs an
@@ -33,18 +34,15 @@
 pub mod auth;
 pub mod cluster;
 pub mod http;
-pub mod ledger;
 pub mod lichess;
 pub mod lobby;
 pub mod metrics;
 pub mod outbound;
 pub mod outbox;
 pub mod overload;
-pub mod ratings;
 pub mod settings;
 pub mod startup;
 pub mod state;
-pub mod store;
 pub mod telemetry;
 pub mod turns;
 pub mod ws;

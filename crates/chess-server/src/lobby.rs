@@ -14,8 +14,8 @@ use tokio::sync::{Mutex, broadcast};
 use uuid::Uuid;
 
 use crate::cluster::{LOBBY_CHANNEL, NodeNotices};
-use crate::ratings::Perf;
-use crate::store::{SeekRow, Store, StoreError, shown};
+use chess_store::ratings::Perf;
+use chess_store::{SeekRow, Store, StoreError, shown};
 
 /// The colour a player asks for when creating a game or seek.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -31,8 +31,8 @@ use crate::metrics::{self, Metrics};
 use crate::overload::{Admission, Pressure};
 use crate::settings::{Secret, Settings};
 use crate::state::{AppState, Services};
-use crate::store::{self, Store, StoreError};
 use crate::ws::SocketLimits;
+use chess_store::{Store, StoreError};
 
 /// Argon2 hashes computed at once (each takes 19 MiB): one per core.
 const MAX_CONCURRENT_HASHES: usize = 2;
@@ -96,7 +96,7 @@ pub struct Application {
     metrics: Metrics,
     metrics_endpoint: Option<metrics::Endpoint>,
     /// Held until the server has stopped using its SQLite file.
-    sqlite_claim: Option<store::SqliteClaim>,
+    sqlite_claim: Option<chess_store::SqliteClaim>,
     /// With `REWARD_WEBHOOK_URL`, the deliverer of reward requests.
     deliverer: Option<tokio::task::JoinHandle<()>>,
 }
@@ -129,8 +129,8 @@ impl Application {
         let delivery = delivery_settings(&settings)?;
         // Before the database is touched: a second server on an SQLite
         // file is refused without migrating or writing anything.
-        let sqlite_claim = store::claim_sqlite_file(&settings.database_url)?;
-        let store = store::connect(&settings.database_url)
+        let sqlite_claim = chess_store::claim_sqlite_file(&settings.database_url)?;
+        let store = chess_store::connect(&settings.database_url)
             .await?
             .with_platform_accounts_only(!settings.local_accounts);
         let metrics = Metrics::new();
@@ -158,7 +158,10 @@ impl Application {
         let max_sockets = settings
             .max_sockets
             .unwrap_or_else(crate::overload::default_max_sockets);
-        store.start_checkpoints(&metrics);
+        let checkpoint_metrics = metrics.clone();
+        store.start_checkpoints(move |checkpoint| {
+            checkpoint_metrics.wal_checkpointed(checkpoint.log_pages);
+        });
         let (registry, writer) = Registry::new(
             Arc::new(store.clone()),
             RegistrySettings {
@@ -179,9 +182,9 @@ impl Application {
         // Other nodes' notices, on Postgres: game changes and presence for
         // the registry, lobby and API notices for their followers here.
         let node_notices = NodeNotices::default();
-        let listener_task = store.postgres_pool().map(|pool| {
+        let listener_task = store.is_postgres().then(|| {
             tokio::spawn(crate::cluster::listen(
-                pool,
+                store.clone(),
                 Arc::clone(&registry),
                 node_notices.clone(),
                 metrics.clone(),
@@ -229,7 +232,7 @@ impl Application {
         let lobby = Arc::new(
             Lobby::new(Arc::clone(&registry), store.clone()).with_turns(node_notices.turns()),
         );
-        store.follow_moves(node_notices.turns());
+        store.observe_commits(Arc::new(node_notices.turns()));
         lobby.start(&node_notices);
         let lichess = Arc::new(Lichess::new());
         let state = AppState::new(Services {

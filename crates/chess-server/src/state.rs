@@ -14,8 +14,8 @@ use crate::lichess::streams::Lichess;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::overload::Admission;
-use crate::store::Store;
 use crate::ws::SocketLimits;
+use chess_store::Store;
 
 /// What every handler can reach: a cheap handle on the node's
 /// [`Services`]. Axum clones the state for every extractor and middleware

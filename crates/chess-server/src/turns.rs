@@ -4,7 +4,7 @@
 //! correspondence (`docs/protocol.md`, lobby message `moved`).
 //!
 //! Moves reach this from two places: this node's own group commit, after
-//! each batch commits ([`Turns::committed`], called by the store), and the
+//! each batch commits (as the store's [`chess_store::CommitObserver`]), and the
 //! other nodes' change notices that the cluster listener hears
 //! ([`Turns::changed_elsewhere`]). A notice too big to carry its change (a
 //! take-back, a rematch) names no seats and is not passed on: the page
@@ -109,27 +109,6 @@ impl Turns {
         }
     }
 
-    /// The moves of a batch this node committed: each written change that
-    /// played a move.
-    pub fn committed(&self, batch: &Batch, outcome: &BatchOutcome) {
-        for (write, written) in batch.writes.iter().zip(&outcome.writes) {
-            let Some(last) = write.new_moves.last() else {
-                continue;
-            };
-            if *written != WriteOutcome::Written {
-                continue;
-            }
-            self.moved(
-                [write.row.white_id, write.row.black_id],
-                Moved {
-                    game_id: write.row.id,
-                    moves: last.ply + 1,
-                    at: last.played_at.millis(),
-                },
-            );
-        }
-    }
-
     /// A change another node made, as its notice told it.
     pub fn changed_elsewhere(&self, notice: &ChangeNotice<'_>) {
         let Some(change) = &notice.change else {
@@ -146,6 +125,31 @@ impl Turns {
                 at: last.played_at.millis(),
             },
         );
+    }
+}
+
+/// The lobby follows the moves this node commits, registered with
+/// [`chess_store::Store::observe_commits`] at start.
+impl chess_store::CommitObserver for Turns {
+    /// The moves of a batch this node committed: each written change that
+    /// played a move.
+    fn committed(&self, batch: &Batch, outcome: &BatchOutcome) {
+        for (write, written) in batch.writes.iter().zip(&outcome.writes) {
+            let Some(last) = write.new_moves.last() else {
+                continue;
+            };
+            if *written != WriteOutcome::Written {
+                continue;
+            }
+            self.moved(
+                [write.row.white_id, write.row.black_id],
+                Moved {
+                    game_id: write.row.id,
+                    moves: last.ply + 1,
+                    at: last.played_at.millis(),
+                },
+            );
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use chess_live::{GameRow, MoveRow, PlayerRow};
 use chess_rules::ByColor;
 use uuid::Uuid;
 
-use super::{GAME_COLUMNS, Result, Store, rows};
+use crate::{GAME_COLUMNS, Result, Store, rows};
 
 /// The result of a finished game from one player's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -45,7 +45,7 @@ impl Outcome {
             "draw" => Ok(Outcome::Draw),
             "loss" => Ok(Outcome::Loss),
             "aborted" => Ok(Outcome::Aborted),
-            other => Err(super::StoreError::Corrupt(format!(
+            other => Err(crate::StoreError::Corrupt(format!(
                 "archive outcome {other:?}"
             ))),
         }

@@ -13,12 +13,12 @@
 //! bound as one array per column ([`GameColumns`], [`MoveColumns`]): one
 //! round trip. On SQLite the writer's own connection writes it in place on
 //! the writer's thread, a prepared statement per row
-//! ([`super::sqlite_writer`], [`Store::write_on_sqlite_writer`]). The rare
+//! ([`crate::sqlite_writer`], [`Store::write_on_sqlite_writer`]). The rare
 //! batch neither takes (a take-back, a rematch, an account's win to pay,
 //! and on Postgres a game another node moved on) goes statement by
 //! statement, where the reward ledger settles rewards.
 //!
-//! Both ways run the same statements, from [`super::sql`]: on Postgres the
+//! Both ways run the same statements, from [`crate::sql`]: on Postgres the
 //! functions `chess_commit_batch` calls, each called here on its own; on
 //! SQLite the texts the writer's own connection runs, run here by sqlx.
 
@@ -28,15 +28,15 @@ use chess_live::{Batch, BatchOutcome, BatchPath, GameRow, GameWrite, PlayerRow, 
 use sqlx::{Connection as _, Row as _};
 use uuid::Uuid;
 
-use super::ratings::{RatedEnding, rated_ending};
-use super::sql::{
+use crate::ledger::{EntryStatus, Recorded, rewarded_color};
+use crate::ratings::{RatedEnding, rated_ending};
+use crate::sql::{
     ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
     postgres, sqlite,
 };
-use super::{
+use crate::{
     Backend, HELD_WRITER_IDLE_CHECK, HeldConnection, Result, Store, StoreError, Transaction,
 };
-use crate::ledger::{EntryStatus, Recorded, rewarded_color};
 
 /// Whether `batch` may be written in one go (Postgres's function,
 /// SQLite's own connection, see the module's comment): it takes no moves
@@ -346,7 +346,7 @@ impl Store {
     }
 
     /// The batch on SQLite's group-commit connection, in place on this
-    /// thread ([`super::sqlite_writer`]): its new players, new games, seats
+    /// thread ([`crate::sqlite_writer`]): its new players, new games, seats
     /// taken, changes and moves. `None`, with nothing written, on Postgres,
     /// and when the batch is not for that path (a take-back, a rematch, an
     /// account's win to pay): the caller then writes it statement by
@@ -524,7 +524,7 @@ async fn finish_step<DB: sqlx::Database>(
 /// Each of `writes` as a compare-and-set on its version; returns the ids of
 /// the games updated. One statement on Postgres; on SQLite one per game
 /// (this path takes only the rare batches the group commit's own connection
-/// hands back, see [`super::sqlite_writer`]).
+/// hands back, see [`crate::sqlite_writer`]).
 async fn update_games(tx: &mut Transaction, writes: &[&GameWrite]) -> Result<Vec<Uuid>> {
     if writes.is_empty() {
         return Ok(Vec::new());

@@ -9,7 +9,7 @@
 
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError};
+use crate::{Result, Store, StoreError};
 
 /// A stored challenge.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use sqlx::migrate::MigrateDatabase;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use super::{Backend, Store, StoreError};
+use crate::{Backend, Store, StoreError};
 
 /// Connects to `database_url` (`sqlite://...` or `postgres://...`), creating an
 /// SQLite file and its folder when missing, and applies the migrations.
@@ -42,7 +42,7 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
             .after_connect(|connection, _| Box::pin(refuse_read_only(connection)))
             .connect_with(options.clone().pragma(
                 "wal_autocheckpoint",
-                super::wal::WRITER_AUTOCHECKPOINT_PAGES,
+                crate::wal::WRITER_AUTOCHECKPOINT_PAGES,
             ))
             .await?;
         // The group commit's own connection; none for a database in memory,
@@ -50,18 +50,18 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         let in_memory = database_url.contains(":memory:") || database_url.contains("mode=memory");
         let sqlite_writer = (!in_memory).then(|| {
             std::sync::Arc::new(std::sync::Mutex::new(
-                super::sqlite_writer::SqliteWriter::new(options.get_filename().to_path_buf()),
+                crate::sqlite_writer::SqliteWriter::new(options.get_filename().to_path_buf()),
             ))
         });
         Ok(Store {
             pool: Backend::Sqlite(pool),
             writer: Backend::Sqlite(writer),
-            held_writer: super::HeldWriter::default(),
+            held_writer: crate::HeldWriter::default(),
             sqlite_writer,
             checkpointer: std::sync::Arc::default(),
             outbox_wake: std::sync::Arc::default(),
             platform_accounts_only: false,
-            turns: std::sync::Arc::default(),
+            commit_observer: std::sync::Arc::default(),
         })
     } else if database_url.starts_with("postgres:") || database_url.starts_with("postgresql:") {
         // Like the SQLite file, a missing database is created on start.
@@ -99,12 +99,12 @@ pub async fn connect(database_url: &str) -> Result<Store, StoreError> {
         Ok(Store {
             pool: Backend::Postgres(pool),
             writer: Backend::Postgres(writer),
-            held_writer: super::HeldWriter::default(),
+            held_writer: crate::HeldWriter::default(),
             sqlite_writer: None,
             checkpointer: std::sync::Arc::default(),
             outbox_wake: std::sync::Arc::default(),
             platform_accounts_only: false,
-            turns: std::sync::Arc::default(),
+            commit_observer: std::sync::Arc::default(),
         })
     } else {
         Err(StoreError::UnsupportedUrl(database_url.to_owned()))

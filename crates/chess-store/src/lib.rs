@@ -227,22 +227,22 @@ macro_rules! with_conn {
     };
     ($db:expr, $conn:ident, $sql:ident => $body:expr) => {
         match $db.backend() {
-            $crate::store::Backend::Sqlite(source) => {
+            $crate::Backend::Sqlite(source) => {
                 // Owned (from the pool) or borrowed (a transaction's): only
                 // the owned one needs `mut`.
                 #[allow(unused_mut)]
                 let mut held = sqlx::Acquire::acquire(source).await?;
                 let $conn: &mut sqlx::SqliteConnection = &mut *held;
                 #[allow(unused_imports)]
-                use $crate::store::sql::sqlite as $sql;
+                use $crate::sql::sqlite as $sql;
                 $body
             }
-            $crate::store::Backend::Postgres(source) => {
+            $crate::Backend::Postgres(source) => {
                 #[allow(unused_mut)]
                 let mut held = sqlx::Acquire::acquire(source).await?;
                 let $conn: &mut sqlx::PgConnection = &mut *held;
                 #[allow(unused_imports)]
-                use $crate::store::sql::postgres as $sql;
+                use $crate::sql::postgres as $sql;
                 $body
             }
         }
@@ -277,30 +277,42 @@ macro_rules! game_row {
     }};
 }
 
-mod accounts;
+pub mod accounts;
 mod archive;
 mod batch;
 mod challenges;
-mod ledger;
+pub mod ledger;
 pub mod limits;
+mod listener;
 mod nodes;
 mod oidc;
-mod ratings;
+pub mod ratings;
 mod reward_requests;
 mod tokens;
 mod transaction;
 mod wal;
 
-pub use accounts::{AccountRow, SignUpError};
+pub use accounts::{AccountRow, PasswordHash, SignUpError, Username};
 pub use archive::{ArchiveCounts, ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, StoredGame};
 pub use challenges::{ChallengeAnswer, ChallengeRow};
 pub use ledger::REWARD_CURRENCY;
+pub use listener::{Notice, NoticeListener};
 pub use oidc::{PendingSignIn, PlatformSignUpError};
 pub use ratings::{GameRatingChange, HistoryPoint, PlayerChange, StoredRating, shown};
 pub use reward_requests::{DeliveryState, OutboxStats, RewardDelivery, RewardRequest};
 pub use tokens::{ApiAccount, TokenHolder, TokenRow};
 pub use transaction::Transaction;
 pub use wal::WalCheckpoint;
+
+/// Hears of each batch of the live games once it has committed: the store
+/// publishes its commits through this and knows nothing of who listens
+/// (registered with [`Store::observe_commits`]). Called on the writer's
+/// task, after the commit and before the owners are answered: keep it
+/// short and never block.
+pub trait CommitObserver: Send + Sync + std::fmt::Debug {
+    /// `batch` committed with `outcome`.
+    fn committed(&self, batch: &Batch, outcome: &chess_live::BatchOutcome);
+}
 
 /// The database: players, games, moves and seeks.
 #[derive(Clone, Debug)]
@@ -342,9 +354,9 @@ pub struct Store {
     /// Whether only the host platform's accounts earn rewards
     /// (`LOCAL_ACCOUNTS=false`; see `Transaction::settle_reward`).
     platform_accounts_only: bool,
-    /// Who hears of the moves this node commits, once the lobby follows
-    /// them ([`Store::follow_moves`]).
-    turns: Arc<std::sync::OnceLock<crate::turns::Turns>>,
+    /// Who hears of the live games' batches this node commits, once the
+    /// server registers it ([`Store::observe_commits`]).
+    commit_observer: Arc<std::sync::OnceLock<Arc<dyn CommitObserver>>>,
 }
 
 /// The Postgres writer's connection, held between batches: a connection
@@ -388,7 +400,8 @@ impl Writes<'_> {
     }
 }
 
-type Result<T> = std::result::Result<T, StoreError>;
+/// What a store call returns.
+pub type Result<T> = std::result::Result<T, StoreError>;
 
 const GAME_COLUMNS: &str = "id, mode, white_id, black_id, computer_level, time_control, status, \
      result, state, version, rematch_of, rematch_id, created_at, updated_at, deadline_at, \
@@ -438,14 +451,15 @@ impl Store {
         Arc::clone(&self.outbox_wake)
     }
 
-    /// Tells `turns` of every move this node commits from now on (the
-    /// lobby sockets' `moved` messages); only the first call counts.
-    pub fn follow_moves(&self, turns: crate::turns::Turns) {
-        let _ = self.turns.set(turns);
+    /// Tells `observer` of every batch of the live games this node commits
+    /// from now on (the server's lobby follows the moves so); only the first
+    /// call counts.
+    pub fn observe_commits(&self, observer: Arc<dyn CommitObserver>) {
+        let _ = self.commit_observer.set(observer);
     }
 
-    /// The Postgres pool, for the change listener; `None` on SQLite.
-    pub fn postgres_pool(&self) -> Option<PgPool> {
+    /// The Postgres pool; `None` on SQLite.
+    pub(crate) fn postgres_pool(&self) -> Option<PgPool> {
         match &self.pool {
             Backend::Postgres(pool) => Some(pool.clone()),
             Backend::Sqlite(_) => None,

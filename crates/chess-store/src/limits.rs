@@ -13,8 +13,64 @@ use std::time::Duration;
 
 use sqlx::PgPool;
 
-use super::{Result, Store};
-use crate::auth::rate_limit::{Limit, SignInRules};
+use crate::{Result, Store};
+
+/// At most `max` events per `window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// Events allowed inside one window.
+    pub max: usize,
+    /// The sliding window.
+    pub window: Duration,
+}
+
+/// Growing delays between attempts: the first `free` failures inside the
+/// window cost nothing; after that, the next attempt must wait
+/// `first_delay` after the latest failure, twice as long after each further
+/// failure, never more than `max_delay`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    /// Failures inside the window that cause no delay.
+    pub free: usize,
+    /// How long a failure counts.
+    pub window: Duration,
+    /// The wait after the first failure past `free`.
+    pub first_delay: Duration,
+    /// The longest wait.
+    pub max_delay: Duration,
+}
+
+impl Backoff {
+    /// The wait after the latest of `failures` failures inside the window.
+    pub fn delay_after(&self, failures: usize) -> Duration {
+        let Some(past_free) = failures.checked_sub(self.free) else {
+            return Duration::ZERO;
+        };
+        // 2^16 times any sensible first delay is past any sensible maximum.
+        let doublings = u32::try_from(past_free).unwrap_or(u32::MAX).min(16);
+        self.first_delay
+            .saturating_mul(1 << doublings)
+            .min(self.max_delay)
+    }
+
+    /// Failures worth remembering: past these the delay is at its maximum
+    /// anyway, which bounds each account's log.
+    pub fn remembered(&self) -> usize {
+        self.free.saturating_add(17)
+    }
+}
+
+/// The three failed sign-in limits a sign-in is counted against, in
+/// the server's memory (one node) or in the database ([`SharedLimits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignInRules {
+    /// Per account and address: a lockout.
+    pub per_account_and_address: Limit,
+    /// Per address, over every username.
+    pub per_address: Limit,
+    /// Per account, over every address: growing delays.
+    pub per_account: Backoff,
+}
 
 /// The limits a Postgres store counts ([`Store::shared_limits`]).
 #[derive(Clone, Debug)]

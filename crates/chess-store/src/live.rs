@@ -1,6 +1,6 @@
 //! The store as the live games' seam ([`chess_live::GameStore`]): each
 //! method is the store's own query, its failure told as what it means to
-//! the live games ([`StoreError::kind`](super::StoreError::kind)).
+//! the live games ([`StoreError::kind`](crate::StoreError::kind)).
 
 use chess_live::{
     Batch, BatchOutcome, GameRow, GameStore, MoveRow, PlayerRow, StoreResult, UnixMs,
@@ -9,7 +9,7 @@ use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
-use super::Store;
+use crate::Store;
 
 impl GameStore for Store {
     /// Postgres is shared by every node on it; an SQLite file serves one.
@@ -81,8 +81,8 @@ impl GameStore for Store {
         async move {
             let outcome = Store::write_batch(self, batch, channel, announce).await?;
             self.batch_committed();
-            if let Some(turns) = self.turns.get() {
-                turns.committed(batch, &outcome);
+            if let Some(observer) = self.commit_observer.get() {
+                observer.committed(batch, &outcome);
             }
             Ok(outcome)
         }

@@ -4,7 +4,7 @@ use uuid::Uuid;
 
 use chess_live::UnixMs;
 
-use super::{Result, Store};
+use crate::{Result, Store};
 
 impl Store {
     /// Registers node `id` named `name` (its listening address), removing the
@@ -100,7 +100,7 @@ impl Store {
         ids.into_iter()
             .map(|(id,)| {
                 Uuid::parse_str(&id)
-                    .map_err(|_| super::StoreError::Corrupt(format!("not a uuid: {id:?}")))
+                    .map_err(|_| crate::StoreError::Corrupt(format!("not a uuid: {id:?}")))
             })
             .collect()
     }

@@ -8,10 +8,10 @@
 
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError, Transaction};
-use crate::auth::password::PasswordHash;
-use crate::auth::username::Username;
-use crate::store::AccountRow;
+use crate::AccountRow;
+use crate::accounts::PasswordHash;
+use crate::accounts::Username;
+use crate::{Result, Store, StoreError, Transaction};
 
 /// A sign-in that went to the provider and has not come back.
 #[derive(Clone, PartialEq, Eq)]

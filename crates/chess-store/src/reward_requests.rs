@@ -1,5 +1,5 @@
 //! The reward ledger's outbox: `reward_requests`, one row per credited
-//! entry, written by [`super::Transaction::record_win`] in the entry's own
+//! entry, written by [`crate::Transaction::record_win`] in the entry's own
 //! transaction and delivered by [`crate::outbox`].
 //!
 //! How a request reaches the platform exactly once for a receiver that
@@ -20,7 +20,7 @@
 
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError};
+use crate::{Result, Store, StoreError};
 
 /// Where a request stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

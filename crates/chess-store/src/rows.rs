@@ -7,7 +7,7 @@ use chess_live::{GameRow, MoveRow, PlayerRow, UnixMs};
 use chess_rules::ByColor;
 use uuid::Uuid;
 
-use super::StoreError;
+use crate::StoreError;
 
 /// An open seek in the lobby.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,9 +22,9 @@
 //! written here, so the two never wait on each other in SQLite's busy
 //! handler.
 //!
-//! The statements are SQLite's of [`super::sql`], the ones the
+//! The statements are SQLite's of [`crate::sql`], the ones the
 //! statement-by-statement path runs through sqlx, bound from the same
-//! declaration of their values (`super::sql::columns!`): a row is written
+//! declaration of their values (`crate::sql::columns!`): a row is written
 //! alike whichever way its batch went. Only [`sqlite::UPDATE_PLAY`], the
 //! narrow update a move needs, and the check for a winning account are
 //! this path's alone.
@@ -36,13 +36,13 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavio
 
 use chess_live::{Batch, BatchOutcome, BatchPath, PlayerRow, WriteOutcome};
 
-use super::batch::{fits_one_go, settling_winners};
-use super::sql::{
+use crate::batch::{fits_one_go, settling_winners};
+use crate::sql::{
     ClaimColumns, GameColumns, GameUpdate, MoveColumns, MoveInsert, NewGameColumns, PlayerColumns,
     sqlite,
 };
-use super::wal::WRITER_AUTOCHECKPOINT_PAGES;
-use super::{Result, StoreError};
+use crate::wal::WRITER_AUTOCHECKPOINT_PAGES;
+use crate::{Result, StoreError};
 
 /// How long the connection waits for SQLite's write lock (held by another
 /// process, or by a new pooled connection checking that it may write).

@@ -5,7 +5,7 @@
 
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError};
+use crate::{Result, Store, StoreError};
 
 /// A stored token, without its secret.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use sqlx::{PgConnection, Postgres, Sqlite};
 
-use super::{Backend, Pool, Result};
+use crate::{Backend, Pool, Result};
 
 /// Statements that commit together or not at all: a game's change and the
 /// reward its ending pays, a sign-up and its first session. Run statements
@@ -16,7 +16,7 @@ use super::{Backend, Pool, Result};
 /// SQLite runs one writer at a time anyway, so nothing is lost by it.
 /// Postgres runs at its default isolation, read committed; the statements
 /// themselves are written to be safe under it (row locks and conditional
-/// updates, see [`super::ledger`]).
+/// updates, see [`crate::ledger`]).
 #[derive(Debug)]
 pub struct Transaction {
     tx: Backend<sqlx::Transaction<'static, Sqlite>, sqlx::Transaction<'static, Postgres>>,

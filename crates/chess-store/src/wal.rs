@@ -21,8 +21,7 @@ use sqlx::Row as _;
 use sqlx::SqlitePool;
 use tokio::sync::mpsc;
 
-use super::{Backend, Result, Store};
-use crate::metrics::Metrics;
+use crate::{Backend, Result, Store};
 
 /// How many pages the writer's own connection lets its log grow to before
 /// its commit checkpoints, as SQLite does after 1,000 by default (see the
@@ -86,13 +85,14 @@ pub(super) struct Checkpointer {
 
 impl Store {
     /// Starts checkpointing the SQLite log after the group commit's batches
-    /// (see the module's comment), counting them in `metrics`; nothing on
-    /// Postgres, whose server checkpoints by itself, or when started already.
-    pub fn start_checkpoints(&self, metrics: &Metrics) {
+    /// (see the module's comment), telling `checkpointed` of each one (the
+    /// server counts them in its metrics); nothing on Postgres, whose server
+    /// checkpoints by itself, or when started already.
+    pub fn start_checkpoints(&self, checkpointed: impl Fn(WalCheckpoint) + Send + 'static) {
         if let Backend::Sqlite(pool) = &self.pool {
             let _ = self
                 .checkpointer
-                .get_or_init(|| Checkpointer::start(pool.clone(), metrics.clone()));
+                .get_or_init(|| Checkpointer::start(pool.clone(), checkpointed));
         }
     }
 
@@ -107,7 +107,10 @@ impl Store {
 impl Checkpointer {
     /// Starts checkpointing the log of the database `pool` reaches. The
     /// task holds the pool, not the store, so that it ends with the store.
-    fn start(pool: SqlitePool, metrics: Metrics) -> Checkpointer {
+    fn start(
+        pool: SqlitePool,
+        checkpointed: impl Fn(WalCheckpoint) + Send + 'static,
+    ) -> Checkpointer {
         // One waiting signal is enough: commits while a checkpoint runs are
         // all covered by the next one.
         let (commits, mut committed) = mpsc::channel(1);
@@ -119,7 +122,7 @@ impl Checkpointer {
                     return;
                 }
                 match checkpoint(&pool).await {
-                    Ok(checkpoint) => metrics.wal_checkpointed(checkpoint.log_pages),
+                    Ok(checkpoint) => checkpointed(checkpoint),
                     Err(_) if pool.is_closed() => return,
                     // The writer's own checkpoint still bounds the log.
                     Err(error) => tracing::warn!(%error, "a checkpoint of the SQLite log failed"),

@@ -24,8 +24,8 @@ use super::rate_limit::{
     AddressKey, Limit, RateLimiter, RetryAfter, SIGN_IN_RULES, SIGN_UPS_PER_ADDRESS, SignInLimits,
     SignInRules,
 };
-use crate::store::limits::{SharedLimits, SignInKeys};
-use crate::store::{Store, StoreError};
+use chess_store::limits::{SharedLimits, SignInKeys};
+use chess_store::{Store, StoreError};
 
 /// The limit kind of sign-ups in the database's logs.
 const SIGN_UPS: &str = "sign_up_address";

@@ -7,10 +7,10 @@
 //! other algorithm (including `none`) is refused.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::http::StatusCode;
-use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use rand::Rng;
@@ -18,7 +18,9 @@ use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use chess_live::PlayerRow;
+use chess_live::{PlayerRow, now_ms};
+
+use super::cookies::{cookie_value, set_cookie as set_cookie_header};
 
 use crate::http::error::ApiError;
 use crate::settings::Secret;
@@ -131,10 +133,7 @@ impl GuestTokens {
     /// # Errors
     /// Signing failure (only with a broken crypto backend).
     pub fn issue(&self, identity: &Identity) -> Result<String, jsonwebtoken::errors::Error> {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs();
+        let now = now_ms().secs();
         let claims = GuestClaims {
             sub: identity.id.to_string(),
             name: identity.name.clone(),
@@ -182,29 +181,14 @@ impl GuestTokens {
     }
 
     fn cookie_header(&self, token: &str, max_age_secs: u64) -> HeaderValue {
-        let secure = if self.0.secure_cookies {
-            "; Secure"
-        } else {
-            ""
-        };
-        let value = format!(
-            "{GUEST_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
-        );
-        // A JWT is base64url and dots: always a valid header value.
-        HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
+        set_cookie_header(
+            GUEST_COOKIE,
+            token,
+            "/",
+            max_age_secs,
+            self.0.secure_cookies,
+        )
     }
-}
-
-/// The value of cookie `name` in the request's `Cookie` headers.
-fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
 }
 
 /// Adds a `Set-Cookie` for a fresh guest token.
@@ -284,20 +268,6 @@ mod tests {
             let cookie = cookie.to_str().unwrap_or_default().to_owned();
             assert!(cookie.ends_with("; Secure"), "{cookie}");
         }
-    }
-
-    #[test]
-    fn cookie_is_found_among_others() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            COOKIE,
-            HeaderValue::from_static("theme=dark; chess_guest=abc.def.ghi"),
-        );
-        assert_eq!(
-            cookie_value(&headers, GUEST_COOKIE).as_deref(),
-            Some("abc.def.ghi")
-        );
-        assert_eq!(cookie_value(&headers, "missing"), None);
     }
 
     #[test]

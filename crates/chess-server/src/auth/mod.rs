@@ -10,7 +10,6 @@
 //!   guest tokens in a signed cookie;
 //! - [`extract`]: the extractors that resolve a request's identity;
 //! - [`routes`]: the account endpoints, a router the server merges;
-//! - [`username`]: the parsed `Username` and its case-insensitive key;
 //! - [`password`]: length-checked `Password`, hashing and verifying in
 //!   `spawn_blocking` under a concurrency cap, rehash on sign-in, a dummy
 //!   verify for unknown users;
@@ -28,6 +27,7 @@
 //!   error pages.
 
 pub mod account_limits;
+mod cookies;
 pub mod extract;
 pub mod identity;
 pub mod oidc;
@@ -37,4 +37,3 @@ pub mod rate_limit;
 pub mod routes;
 pub mod session;
 pub mod sign_in;
-pub mod username;

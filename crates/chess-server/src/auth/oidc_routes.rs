@@ -23,7 +23,7 @@
 //! once the ID token has passed.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Query, State};
@@ -34,12 +34,15 @@ use axum::routing::get;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use chess_live::now_ms;
+
+use super::cookies::{cookie_value, set_cookie};
 use super::oidc::{Attempt, OidcError, PlatformIdentity, Provider};
 use super::rate_limit::{AddressKey, Limit, RateLimiter};
 use super::routes::Accounts;
-use super::username::{MAX_USERNAME_LEN, MIN_USERNAME_LEN, Username};
 use crate::http::extract::ClientAddress;
-use crate::store::{PendingSignIn, PlatformSignUpError};
+use chess_store::accounts::{MAX_USERNAME_LEN, MIN_USERNAME_LEN, Username};
+use chess_store::{PendingSignIn, PlatformSignUpError};
 
 /// The cookie that binds a sign-in to the browser that started it.
 const STATE_COOKIE: &str = "chess_oidc_state";
@@ -248,7 +251,7 @@ async fn begin(
         .authorization_url(&attempt)
         .await
         .map_err(Ending::Provider)?;
-    let now = unix_ms();
+    let now = now_ms().to_stored();
     let pending = PendingSignIn {
         state: attempt.state.clone(),
         nonce: attempt.nonce,
@@ -324,12 +327,17 @@ async fn finish(
     let pending = tx.take_pending_sign_in(&state).await.map_err(internal)?;
     tx.commit().await.map_err(internal)?;
     let pending = pending
-        .filter(|pending| unix_ms() - pending.created_at_ms < lifetime_ms())
+        .filter(|pending| now_ms().to_stored() - pending.created_at_ms < lifetime_ms())
         .ok_or(Ending::ExpiredOrUsed)?;
     let code = query.code.ok_or(Ending::NoCode)?;
     let identity = platform
         .provider
-        .redeem(&code, &pending.code_verifier, &pending.nonce, unix_secs())
+        .redeem(
+            &code,
+            &pending.code_verifier,
+            &pending.nonce,
+            now_ms().secs(),
+        )
         .await
         .map_err(Ending::Provider)?;
     let (player_id, session_id) =
@@ -355,7 +363,7 @@ async fn sign_in_platform_account(
     let mut attempt = 0;
     while attempt < USERNAME_ATTEMPTS {
         let session_id = Uuid::new_v4();
-        let now = unix_ms();
+        let now = now_ms().to_stored();
         if let Some(account) = store
             .account_by_platform_subject(&identity.subject)
             .await
@@ -466,14 +474,11 @@ fn redirect(location: &str) -> Response {
     response
 }
 
+/// The sign-in's state, sent back only to `/auth/oidc` (only the callback
+/// needs it; the provider's redirect is a top-level GET, which carries
+/// `SameSite=Lax` cookies).
 fn state_cookie(state: &str, max_age_secs: u64, secure: bool) -> HeaderValue {
-    let secure = if secure { "; Secure" } else { "" };
-    // SameSite=Lax: the provider sends the browser back with a top-level
-    // GET, which carries Lax cookies. Only the callback needs it.
-    let value = format!(
-        "{STATE_COOKIE}={state}; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
-    );
-    HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
+    set_cookie(STATE_COOKIE, state, "/auth/oidc", max_age_secs, secure)
 }
 
 /// A page telling the person how the sign-in ended.
@@ -506,33 +511,8 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(axum::http::header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
-}
-
 fn lifetime_ms() -> i64 {
     i64::try_from(PENDING_LIFETIME.as_millis()).unwrap_or(i64::MAX)
-}
-
-fn unix_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
-
-fn unix_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 #[cfg(test)]

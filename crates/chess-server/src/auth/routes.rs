@@ -7,10 +7,10 @@
 //! database or hashing failures are an opaque `500` with the cause logged.
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::extract::State;
-use axum::http::header::{COOKIE, SET_COOKIE};
+use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -19,18 +19,21 @@ use serde::Deserialize;
 use serde_json::json;
 use uuid::Uuid;
 
+use chess_live::now_ms;
+
 use super::account_limits::{AccountLimits, Refusal};
+use super::cookies::{cookie_value, set_cookie};
 use super::password::{Password, PasswordHasher};
 use super::rate_limit::RetryAfter;
 use super::session::{SESSION_COOKIE, Session, Sessions};
 use super::sign_in::{SignInError, sign_in};
-use super::username::Username;
 use crate::auth::identity::GuestTokens;
 use crate::http::error::ApiError;
 use crate::http::error::too_many_requests;
 use crate::http::extract::{ClientAddress, JsonBody};
-use crate::ledger::{LedgerEntry, UtcDay};
-use crate::store::{AccountRow, SignUpError, Store};
+use chess_store::accounts::Username;
+use chess_store::ledger::{LedgerEntry, UtcDay};
+use chess_store::{AccountRow, SignUpError, Store};
 
 /// How often an open game socket re-checks its account session.
 pub const SESSION_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -142,7 +145,7 @@ impl Accounts {
     ) -> Result<HeaderValue, ApiError> {
         let token = self
             .sessions
-            .issue_for(player_id, session_id, unix_secs())
+            .issue_for(player_id, session_id, now_ms().secs())
             .map_err(internal)?;
         Ok(self.session_cookie(&token, self.sessions.lifetime().as_secs()))
     }
@@ -174,7 +177,7 @@ impl Accounts {
 
     /// The verified, still active session whose cookie token is `token`.
     async fn session_of_token(&self, token: &str) -> Result<Option<Session>, ApiError> {
-        let Ok(session) = self.sessions.verify(token, unix_secs()) else {
+        let Ok(session) = self.sessions.verify(token, now_ms().secs()) else {
             return Ok(None);
         };
         let active = self
@@ -204,7 +207,7 @@ impl Accounts {
         // that check still closes the socket.
         let Some(token) = cookie_value(headers, SESSION_COOKIE).filter(|token| {
             self.sessions
-                .verify(token, unix_secs())
+                .verify(token, now_ms().secs())
                 .is_ok_and(|session| Some(session.account_id) == viewer)
         }) else {
             return Box::pin(std::future::pending());
@@ -232,12 +235,13 @@ impl Accounts {
     }
 
     fn session_cookie(&self, token: &str, max_age_secs: u64) -> HeaderValue {
-        let secure = if self.secure_cookies { "; Secure" } else { "" };
-        let value = format!(
-            "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}"
-        );
-        // A JWT is base64url and dots: always a valid header value.
-        HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""))
+        set_cookie(
+            SESSION_COOKIE,
+            token,
+            "/",
+            max_age_secs,
+            self.secure_cookies,
+        )
     }
 
     fn signed_in_response(
@@ -322,32 +326,6 @@ fn not_signed_in() -> Failure {
     ))
 }
 
-fn unix_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
-}
-
-fn unix_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
-
-/// The value of cookie `name` in the request's `Cookie` headers.
-fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_owned())
-}
-
 /// `POST /api/account/sign-up`: makes the visitor (their guest identity, if
 /// they have one, so they keep their games) an account, and signs it in.
 async fn sign_up(
@@ -384,7 +362,8 @@ async fn sign_up(
         .from_headers(&headers)
         .map_or_else(|_| Uuid::new_v4(), |guest| guest.id);
     let hash = accounts.hasher.hash(&password).await.map_err(internal)?;
-    let now_ms = unix_ms();
+    let now = now_ms();
+    let now_ms = now.to_stored();
     let session_id = Uuid::new_v4();
     let mut tx = accounts.store.begin().await.map_err(internal)?;
     match tx.sign_up(player_id, &username, &hash, now_ms).await {
@@ -413,7 +392,7 @@ async fn sign_up(
     tx.commit().await.map_err(internal)?;
     let token = accounts
         .sessions
-        .issue_for(player_id, session_id, unix_secs())
+        .issue_for(player_id, session_id, now.secs())
         .map_err(internal)?;
     let account = AccountRow {
         player_id,
@@ -469,7 +448,8 @@ async fn sign_in_route(
     let Some(account) = account else {
         return Err(invalid_credentials());
     };
-    let now_ms = unix_ms();
+    let now = now_ms();
+    let now_ms = now.to_stored();
     let session_id = Uuid::new_v4();
     let mut tx = accounts.store.begin().await.map_err(internal)?;
     if let Some(upgraded) = &signed_in.upgraded_hash {
@@ -483,7 +463,7 @@ async fn sign_in_route(
     tx.commit().await.map_err(internal)?;
     let token = accounts
         .sessions
-        .issue_for(signed_in.player_id, session_id, unix_secs())
+        .issue_for(signed_in.player_id, session_id, now.secs())
         .map_err(internal)?;
     Ok(accounts.signed_in_response(StatusCode::OK, &account, &token))
 }
@@ -495,7 +475,8 @@ async fn sign_out(
     headers: HeaderMap,
 ) -> Result<Response, Failure> {
     if let Some(session) = accounts.session_of(&headers).await? {
-        let now_ms = unix_ms();
+        let now = now_ms();
+        let now_ms = now.to_stored();
         let mut tx = accounts.store.begin().await.map_err(internal)?;
         tx.end_session(session.session_id, now_ms)
             .await
@@ -555,7 +536,8 @@ async fn change_password(
         .hash(&new_password)
         .await
         .map_err(internal)?;
-    let now_ms = unix_ms();
+    let now = now_ms();
+    let now_ms = now.to_stored();
     let mut tx = accounts.store.begin().await.map_err(internal)?;
     tx.set_password_hash(session.account_id, &hash, now_ms)
         .await
@@ -578,7 +560,7 @@ async fn current_account(
         .await?
         .ok_or_else(not_signed_in)?;
     let account = accounts.account_of(&session).await?;
-    let now = unix_secs();
+    let now = now_ms().secs();
     if session.needs_renewal(now)
         && let Some(token) = accounts.sessions.renew(&session, now).map_err(internal)?
     {
@@ -620,7 +602,7 @@ async fn rewards(
         .session_of(&headers)
         .await?
         .ok_or_else(not_signed_in)?;
-    let today = UtcDay::from_unix_ms(unix_ms());
+    let today = UtcDay::from_unix_ms(now_ms().to_stored());
     let total = accounts
         .store
         .reward_total(session.account_id, today)

@@ -13,10 +13,11 @@ use std::time::Instant;
 use uuid::Uuid;
 
 use super::account_limits::{AccountLimits, Refusal};
-use super::password::{HashingError, Password, PasswordHash, PasswordHasher, Verification};
+use super::password::{HashingError, Password, PasswordHasher, Verification};
 use super::rate_limit::RetryAfter;
-use super::username::Username;
-use crate::store::{AccountRow, StoreError};
+use chess_store::PasswordHash;
+use chess_store::accounts::Username;
+use chess_store::{AccountRow, StoreError};
 
 /// A successful sign-in.
 #[derive(Debug, PartialEq, Eq)]

@@ -23,10 +23,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::auth::username::Username;
 use crate::http::error::ApiError;
 use crate::state::AppState;
-use crate::store::{ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, Store, StoredGame};
+use chess_store::accounts::Username;
+use chess_store::{ArchiveCursor, ArchiveEntry, ArchiveFilter, Outcome, Store, StoredGame};
 
 /// Entries of an archive page when the client names no limit, and the most
 /// it may ask for.
@@ -382,7 +382,7 @@ impl ExportPages {
         }
     }
 
-    async fn page(&mut self, limit: i64) -> Result<Option<Bytes>, crate::store::StoreError> {
+    async fn page(&mut self, limit: i64) -> Result<Option<Bytes>, chess_store::StoreError> {
         let entries = self
             .store
             .archive_page(self.player, &self.filter, self.before.as_ref(), limit)
@@ -411,7 +411,7 @@ impl ExportPages {
                 moves,
             } = stored;
             let game = GameSnapshot::from_stored(&row, players, &moves, now)
-                .map_err(|error| crate::store::StoreError::Corrupt(error.to_string()))?;
+                .map_err(|error| chess_store::StoreError::Corrupt(error.to_string()))?;
             match self.format {
                 Format::Pgn => {
                     chunk.push_str(&crate::http::pgn::export(&game));

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::auth::rate_limit::RetryAfter;
-use crate::store::StoreError;
+use chess_store::StoreError;
 
 /// An HTTP API failure. See the error code table in `docs/protocol.md`.
 #[derive(Debug)]

@@ -57,19 +57,16 @@ fn time_control_tag(tc: chess_game::TimeControl) -> String {
     }
 }
 
-/// `YYYY.MM.DD` of a Unix millisecond time (UTC), by the civil-from-days algorithm.
+/// `YYYY.MM.DD` of a Unix millisecond time (UTC), PGN's `[Date]`; `????.??.??`
+/// (PGN's unknown date) past the year 9999.
 fn utc_date(unix_ms: u64) -> String {
-    let days = i64::try_from(unix_ms / 86_400_000).unwrap_or(0);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}.{month:02}.{day:02}")
+    i64::try_from(unix_ms)
+        .ok()
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .map_or_else(
+            || "????.??.??".to_owned(),
+            |instant| instant.strftime("%Y.%m.%d").to_string(),
+        )
 }
 
 #[cfg(test)]

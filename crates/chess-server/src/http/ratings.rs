@@ -4,7 +4,7 @@
 //!
 //! Ratings are rounded to the unit; `provisional` (shown with a `?`) while
 //! the deviation, grown by the time since the player's last rated game, is
-//! above 110 ([`crate::ratings::glicko2::PROVISIONAL_DEVIATION`]).
+//! above 110 ([`chess_store::ratings::glicko2::PROVISIONAL_DEVIATION`]).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -15,11 +15,11 @@ use chess_live::{Freshness, PlayerKind, now_ms};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::auth::username::Username;
 use crate::http::error::ApiError;
-use crate::ratings::Perf;
 use crate::state::AppState;
-use crate::store::{StoredRating, shown};
+use chess_store::accounts::Username;
+use chess_store::ratings::Perf;
+use chess_store::{StoredRating, shown};
 
 /// The ratings routes, merged into the API router.
 pub fn routes() -> axum::Router<AppState> {

@@ -13,7 +13,7 @@ use super::auth::{ApiUser, authenticate, bearer};
 use super::reply::{ApiFailure, ok};
 use crate::http::extract::ClientAddress;
 use crate::state::AppState;
-use crate::store::shown;
+use chess_store::shown;
 
 /// Lichess's account object.
 async fn account_json(state: &AppState, user: &ApiUser) -> Result<serde_json::Value, ApiFailure> {

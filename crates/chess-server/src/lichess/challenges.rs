@@ -28,11 +28,11 @@ use super::events;
 use super::notices::{self, ApiNotice};
 use super::reply::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use super::shapes::{self, ApiPlayer};
-use crate::auth::username::Username;
+use chess_store::accounts::Username;
 
 use crate::lobby::{ColorChoice, Lobby, SeekOutcome, SeekTerms};
 use crate::state::AppState;
-use crate::store::{ChallengeAnswer, ChallengeRow, Store};
+use chess_store::{ChallengeAnswer, ChallengeRow, Store};
 
 /// Challenges one account may have waiting for answers.
 const MAX_OUTGOING: i64 = 20;
@@ -78,7 +78,7 @@ impl Challenge {
             .color
             .parse()
             .map_err(|error| corrupt(format!("color: {error}")))?;
-        let perf = crate::ratings::Perf::of(time_control.speed());
+        let perf = chess_store::ratings::Perf::of(time_control.speed());
         let seats = [
             api_player(store, row.challenger_id).await?,
             api_player(store, row.dest_id).await?,

@@ -16,7 +16,7 @@ use super::reply::{ApiFailure, line};
 use super::shapes::{self, ApiPlayer};
 use super::streams::Lichess;
 use crate::state::AppState;
-use crate::store::Store;
+use chess_store::Store;
 
 /// The players of a game as the API shows them, each account with its
 /// rating in the game's speed. The game's rows carry the rest, the bot flags
@@ -25,7 +25,7 @@ pub async fn api_players(
     store: &Store,
     game: &GameSnapshot,
 ) -> Result<ByColor<Option<ApiPlayer>>, ApiFailure> {
-    let perf = crate::ratings::Perf::of(game.time_control.speed());
+    let perf = chess_store::ratings::Perf::of(game.time_control.speed());
     let seat = |color| {
         game.players
             .get(color)

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::cluster::API_CHANNEL;
-use crate::store::Store;
+use chess_store::Store;
 
 /// A change other nodes' event streams may need to hear of.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

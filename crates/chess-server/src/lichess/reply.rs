@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
 use serde_json::json;
 
-use crate::store::StoreError;
+use chess_store::StoreError;
 
 /// Lichess sends an empty line this often on an idle NDJSON stream, so
 /// proxies and clients know the connection is alive.

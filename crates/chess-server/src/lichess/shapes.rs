@@ -111,9 +111,9 @@ impl ApiPlayer {
     /// The database error.
     pub async fn rated_pair(
         mut players: [Option<ApiPlayer>; 2],
-        store: &crate::store::Store,
-        perf: crate::ratings::Perf,
-    ) -> Result<[Option<ApiPlayer>; 2], crate::store::StoreError> {
+        store: &chess_store::Store,
+        perf: chess_store::ratings::Perf,
+    ) -> Result<[Option<ApiPlayer>; 2], chess_store::StoreError> {
         let account = |player: &Option<ApiPlayer>| {
             player
                 .as_ref()
@@ -132,7 +132,7 @@ impl ApiPlayer {
         for ((player, account), rating) in players.iter_mut().zip(accounts).zip(ratings) {
             if let (Some(player), Some(_)) = (player.as_mut(), account) {
                 let rating = rating.as_of(now);
-                player.rating = crate::store::shown(rating.rating);
+                player.rating = chess_store::shown(rating.rating);
                 player.provisional = rating.is_provisional();
             }
         }

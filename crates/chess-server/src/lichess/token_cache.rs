@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use crate::store::TokenHolder;
+use chess_store::TokenHolder;
 
 /// How long a resolved token is believed without reading it again.
 pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(60);

@@ -20,8 +20,8 @@ use crate::http::error::ApiError;
 use crate::http::error::too_many_requests;
 use crate::http::extract::JsonBody;
 use crate::state::AppState;
-use crate::store::TokenRow;
 use chess_live::now_ms;
+use chess_store::TokenRow;
 
 /// The longest description a token may have.
 pub const MAX_DESCRIPTION_CHARS: usize = 100;

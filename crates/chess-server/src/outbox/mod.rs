@@ -1,5 +1,5 @@
 //! Delivering reward requests to the host platform: the deliverer that posts
-//! the ledger's outbox ([`crate::store::RewardRequest`], one row per
+//! the ledger's outbox ([`chess_store::RewardRequest`], one row per
 //! credited entry, written with the entry) to `REWARD_WEBHOOK_URL`, and the
 //! signed reconciliation API ([`routes`]) the platform checks it against.
 //! `docs/rewards.md` is the receiver's side: wire format, signature, retry
@@ -19,7 +19,7 @@
 //!   and the same fields; only the `timestamp` differs.
 //! - **One node at a time.** Nodes claim due requests with
 //!   `for update skip locked` on Postgres; on SQLite one server holds the
-//!   file ([`crate::store::claim_sqlite_file`]).
+//!   file ([`chess_store::claim_sqlite_file`]).
 //! - **Retries** back off exponentially with full jitter, from
 //!   [`RetrySchedule::first`] doubling to [`RetrySchedule::max`]: a random
 //!   delay between 0 and the attempt's ceiling, so a platform coming back
@@ -29,7 +29,7 @@
 //!   will never take this request; it is recorded, with the status and the
 //!   start of the reply's body as the reason, and not sent again.
 //! - **Promptly**: the store wakes the deliverer when a batch that credited
-//!   a win commits ([`crate::store::Store::outbox_wake`]); it also polls,
+//!   a win commits ([`chess_store::Store::outbox_wake`]); it also polls,
 //!   for other nodes' wins and for retries that come due.
 
 pub mod routes;
@@ -46,7 +46,7 @@ use tokio::sync::watch;
 
 use crate::metrics::Metrics;
 use crate::settings::Secret;
-use crate::store::{RewardRequest, Store};
+use chess_store::{RewardRequest, Store};
 use signature::{IDEMPOTENCY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign};
 
 /// Requests one round sends at once, at most.

@@ -27,7 +27,7 @@ use super::signature::{
 use super::{unix_ms, wire};
 use crate::http::error::ApiError;
 use crate::settings::Secret;
-use crate::store::Store;
+use chess_store::Store;
 
 /// Requests a page lists when the platform names no `limit`.
 const DEFAULT_LIMIT: u32 = 100;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::store::RewardRequest;
+use chess_store::RewardRequest;
 
 /// The request's own fields, which never change from one attempt to the
 /// next (only the body's `timestamp` does).

@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use chess_server::auth::rate_limit::{Backoff, Limit, SignInRules};
-use chess_server::store::Store;
-use chess_server::store::limits::{SharedLimits, SignInKeys};
+use chess_store::Store;
+use chess_store::limits::{SharedLimits, SignInKeys};
 
 use crate::helpers::{Backend, TestDatabase, fresh_store};
 

@@ -15,7 +15,7 @@ use chess_server::auth::identity::{GuestTokens, Identity};
 use chess_server::auth::password::PasswordHasher;
 use chess_server::auth::routes::{Accounts, router};
 use chess_server::auth::session::{KeyRing, Sessions};
-use chess_server::store::Store;
+use chess_store::Store;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 use uuid::Uuid;

@@ -2,9 +2,9 @@
 //! case-insensitive unique usernames, password changes and sessions.
 
 use chess_live::{PlayerKind, PlayerRow};
-use chess_server::auth::password::PasswordHash;
-use chess_server::auth::username::Username;
-use chess_server::store::{AccountRow, SignUpError, Store};
+use chess_store::PasswordHash;
+use chess_store::accounts::Username;
+use chess_store::{AccountRow, SignUpError, Store};
 use uuid::Uuid;
 
 use crate::helpers::TestDatabase;

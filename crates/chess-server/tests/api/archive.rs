@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use chess_server::store::{ArchiveCursor, ArchiveFilter, Outcome, Store};
+use chess_store::{ArchiveCursor, ArchiveFilter, Outcome, Store};
 use serde_json::{Value, json};
 
 use crate::helpers::{

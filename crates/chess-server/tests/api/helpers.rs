@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use chess_server::store::Store;
 use chess_server::{Application, Settings};
+use chess_store::Store;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -145,7 +145,7 @@ impl TestDatabase {
 /// database for `backend`; `None` when Postgres tests are skipped on purpose.
 pub async fn fresh_store(backend: Backend) -> Option<(Store, TestDatabase)> {
     let db = fresh_database(backend).await?;
-    let store = chess_server::store::connect(&db.url)
+    let store = chess_store::connect(&db.url)
         .await
         .expect("connects and migrates");
     Some((store, db))
@@ -230,7 +230,7 @@ pub struct TestApp {
     pub settings: Settings,
     pub db: Option<TestDatabase>,
     /// The server's own store (its pool), for tests that must reach its connections.
-    pub store: chess_server::store::Store,
+    pub store: chess_store::Store,
     /// The server's router, for tests that must hold a response unread
     /// (over TCP the kernel's buffers would read it for them).
     pub router: axum::Router,

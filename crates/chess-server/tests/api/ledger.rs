@@ -6,10 +6,10 @@ use std::path::Path;
 use chess_game::{EndReason, GameResult};
 use chess_live::{PlayerKind, PlayerRow};
 use chess_rules::{ByColor, Color};
-use chess_server::ledger::{
+use chess_store::Store;
+use chess_store::ledger::{
     DAILY_CAP_CENTS, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, UtcDay,
 };
-use chess_server::store::Store;
 use uuid::Uuid;
 
 use crate::helpers::TestDatabase;

@@ -1663,8 +1663,8 @@ on_both_backends!(
 on_both_backends!(
     rated_challenges_change_the_ratings_the_api_shows,
     |app: TestApp| async move {
-        use chess_server::ratings::glicko2::{DEFAULT, rate_game};
-        use chess_server::store::shown;
+        use chess_store::ratings::glicko2::{DEFAULT, rate_game};
+        use chess_store::shown;
         let scopes = ["board:play", "challenge:write", "challenge:read"];
         let alice = app.api_player("Alice", &scopes).await;
         let bob = app.api_player("Bob", &scopes).await;

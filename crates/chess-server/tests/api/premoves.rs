@@ -242,7 +242,7 @@ on_both_backends!(
         // A premove stored as if set through a node that died with its
         // connection: in the database, and no connection anywhere set it.
         {
-            let store = chess_server::store::connect(&app.settings.database_url)
+            let store = chess_store::connect(&app.settings.database_url)
                 .await
                 .expect("the database");
             let id = game_id.parse().expect("a uuid");

@@ -8,9 +8,9 @@ use chess_live::{
     Batch, GameMode, GameRow, GameStage, GameWrite, PlayerKind, PlayerRow, UnixMs, WriteOutcome,
 };
 use chess_rules::{ByColor, Color};
-use chess_server::ratings::Perf;
-use chess_server::ratings::glicko2::{self, DEFAULT};
-use chess_server::store::{Store, StoredRating, shown};
+use chess_store::ratings::Perf;
+use chess_store::ratings::glicko2::{self, DEFAULT};
+use chess_store::{Store, StoredRating, shown};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -106,7 +106,7 @@ on_both_stores!(
         }
         let row = game_in_play(&store, &a, &b, true).await;
         // Two nodes write the same ending at once: one lands, and rates.
-        let other = chess_server::store::connect(&db.url)
+        let other = chess_store::connect(&db.url)
             .await
             .expect("a second node's store");
         let (first, second) = tokio::join!(

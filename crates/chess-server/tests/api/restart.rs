@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use chess_server::startup::{Application, StartupError};
-use chess_server::store::StoreError;
+use chess_store::StoreError;
 
 use crate::helpers::{Backend, TestApp, clock, correspondence, play_moves, spawn_app};
 use crate::on_both_backends;

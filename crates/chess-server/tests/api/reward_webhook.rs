@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode};
 use chess_game::{EndReason, GameResult};
 use chess_rules::Color;
 use chess_server::Settings;
-use chess_server::store::{DeliveryState, RewardRequest, Store};
+use chess_store::{DeliveryState, RewardRequest, Store};
 use hmac::{Hmac, KeyInit as _, Mac as _};
 use serde_json::Value;
 use sha2::Sha256;
@@ -851,7 +851,7 @@ async fn a_server_killed_mid_delivery_delivers_after_it_restarts() {
         receiver.set_default(Reply::Status(200));
         let server = crate::binary::Server::start(&env);
         // Read beside the running server until it has recorded the delivery.
-        let store = chess_server::store::connect(&db.url).await.expect("reopen");
+        let store = chess_store::connect(&db.url).await.expect("reopen");
         let requests = settled(&store).await;
         drop(server);
         assert_eq!(requests[0].state, DeliveryState::Delivered);

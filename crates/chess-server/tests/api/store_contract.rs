@@ -6,7 +6,7 @@ use chess_live::{
     SeatClaim, UnixMs, WriteOutcome,
 };
 use chess_rules::{ByColor, Color};
-use chess_server::store::{SeekRow, StoreError};
+use chess_store::{SeekRow, StoreError};
 use uuid::Uuid;
 
 use crate::helpers::{Backend, fresh_store};
@@ -210,7 +210,7 @@ fn write(row: &GameRow, expected_version: i64, moves: Vec<MoveRow>) -> GameWrite
 
 /// Two new players and `count` games in play between them, all stored.
 async fn stored_games(
-    store: &chess_server::store::Store,
+    store: &chess_store::Store,
     count: usize,
 ) -> (PlayerRow, PlayerRow, Vec<GameRow>) {
     let (white, black) = (player(), player());

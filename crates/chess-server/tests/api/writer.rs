@@ -10,7 +10,7 @@ use chess_live::{
 };
 use chess_rules::ByColor;
 use chess_server::metrics::Metrics;
-use chess_server::store::Store;
+use chess_store::Store;
 use sqlx::Connection as _;
 use uuid::Uuid;
 
@@ -433,7 +433,8 @@ fn start_writer(
     live_games: &LiveGames,
     settings: WriterSettings,
 ) -> (Writer, tokio::task::JoinHandle<()>) {
-    store.start_checkpoints(metrics);
+    let checkpoints = metrics.clone();
+    store.start_checkpoints(move |checkpoint| checkpoints.wal_checkpointed(checkpoint.log_pages));
     Writer::start(
         std::sync::Arc::new(store.clone()),
         node,

@@ -6,9 +6,13 @@
 
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError, Transaction};
-use crate::auth::password::PasswordHash;
-use crate::auth::username::Username;
+mod password_hash;
+mod username;
+
+pub use password_hash::PasswordHash;
+pub use username::{MAX_USERNAME_LEN, MIN_USERNAME_LEN, Username, UsernameError};
+
+use crate::{Result, Store, StoreError, Transaction};
 
 /// A stored account.
 #[derive(Clone, Debug, PartialEq, Eq)]

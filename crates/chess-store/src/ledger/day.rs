@@ -1,16 +1,19 @@
-//! The UTC calendar day a reward belongs to.
+//! The UTC calendar day a reward belongs to, on `jiff`'s proleptic
+//! Gregorian calendar.
 
 use std::fmt;
 
+use jiff::Timestamp;
+use jiff::civil::{Date, Time};
+use jiff::tz::Offset;
+
+#[cfg(test)]
 const MS_PER_DAY: i64 = 24 * 60 * 60 * 1000;
 
 /// A UTC calendar day, stored as `yyyy-mm-dd` so a person reading the ledger
 /// sees the date and text order is date order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct UtcDay {
-    /// Days since 1970-01-01.
-    days: i64,
-}
+pub struct UtcDay(Date);
 
 /// A stored day that is not a `yyyy-mm-dd` date.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -20,23 +23,28 @@ pub struct BadDay(pub String);
 impl UtcDay {
     /// The UTC day containing the instant `unix_ms` (milliseconds since
     /// 1970-01-01T00:00:00Z). The day changes exactly at UTC midnight.
+    /// Instants outside the years -9999 to 9999 count as the first or last
+    /// day of that range.
     pub fn from_unix_ms(unix_ms: i64) -> UtcDay {
-        UtcDay {
-            days: unix_ms.div_euclid(MS_PER_DAY),
-        }
+        let instant = Timestamp::from_millisecond(unix_ms).unwrap_or(if unix_ms < 0 {
+            Timestamp::MIN
+        } else {
+            Timestamp::MAX
+        });
+        UtcDay(Offset::UTC.to_datetime(instant).date())
     }
 
     /// The first millisecond of this day.
     pub fn start_unix_ms(self) -> i64 {
-        self.days * MS_PER_DAY
+        Offset::UTC
+            .to_timestamp(self.0.to_datetime(Time::midnight()))
+            .map_or(i64::MIN, Timestamp::as_millisecond)
     }
 
-    /// The day after.
+    /// The day after (the last day, 9999-12-31, has none: it stays).
     #[must_use]
     pub fn next(self) -> UtcDay {
-        UtcDay {
-            days: self.days + 1,
-        }
+        UtcDay(self.0.tomorrow().unwrap_or(self.0))
     }
 
     /// Parses `yyyy-mm-dd` as written by [`UtcDay`]'s `Display`.
@@ -44,58 +52,28 @@ impl UtcDay {
     /// # Errors
     /// [`BadDay`] for anything else, including impossible dates (`2026-02-30`).
     pub fn parse(text: &str) -> Result<UtcDay, BadDay> {
-        let bad = || BadDay(text.to_owned());
-        let mut parts = text.splitn(3, '-');
-        let mut field = |len: usize| -> Result<i64, BadDay> {
-            let part = parts.next().filter(|p| p.len() == len).ok_or_else(bad)?;
-            if !part.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad());
-            }
-            part.parse().map_err(|_| bad())
-        };
-        let (year, month, day) = (field(4)?, field(2)?, field(2)?);
-        let parsed = UtcDay {
-            days: days_from_civil(year, month, day),
-        };
-        // Out-of-range months or days do not survive the round trip.
-        if parsed.civil() == (year, month, day) {
-            Ok(parsed)
-        } else {
-            Err(bad())
+        // jiff reads ISO 8601's other forms too (`20260101`); the ledger
+        // stores exactly one.
+        let shaped = text.len() == 10
+            && text.bytes().enumerate().all(|(at, byte)| match at {
+                4 | 7 => byte == b'-',
+                _ => byte.is_ascii_digit(),
+            });
+        match text.parse::<Date>() {
+            Ok(date) if shaped => Ok(UtcDay(date)),
+            _ => Err(BadDay(text.to_owned())),
         }
     }
 
-    /// (year, month 1-12, day 1-31), by Howard Hinnant's `civil_from_days`.
-    fn civil(self) -> (i64, i64, i64) {
-        let z = self.days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z.rem_euclid(146_097);
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
-        (year, month, day)
+    /// The date, for other formats (PGN's `yyyy.mm.dd`).
+    pub fn date(self) -> Date {
+        self.0
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let mp = if month > 2 { month - 3 } else { month + 9 };
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 impl fmt::Display for UtcDay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (year, month, day) = self.civil();
-        write!(f, "{year:04}-{month:02}-{day:02}")
+        write!(f, "{}", self.0)
     }
 }
 

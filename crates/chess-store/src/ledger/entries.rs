@@ -17,26 +17,26 @@
 //! A win is recorded in the transaction that stores the game's result, so
 //! the result and the payment commit together or not at all; a credited win
 //! writes its reward request for the host platform in the same transaction
-//! ([`super::reward_requests`], the outbox).
+//! ([`crate::reward_requests`], the outbox).
 //!
-//! The statements are in [`super::sql`], once per dialect, with the batch's.
+//! The statements are in [`crate::sql`], once per dialect, with the batch's.
 
 use chess_game::GameResult;
 use chess_rules::ByColor;
 use sqlx::Connection as _;
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError, Transaction};
 use crate::ledger::{
     DAILY_CAP_CENTS, DailyTotal, EntryStatus, LedgerEntry, REWARD_CENTS, Recorded, SeatHolder,
     UtcDay, reward_winner,
 };
+use crate::{Result, Store, StoreError, Transaction};
 
 /// The currency of every reward request: amounts are US cents.
 pub const REWARD_CURRENCY: &str = "USD";
 
 /// An entry's columns, as the ledger's statements select them
-/// (`REWARD_ENTRY_OF_GAME`, `REWARD_ENTRIES` in [`super::sql`]), in the
+/// (`REWARD_ENTRY_OF_GAME`, `REWARD_ENTRIES` in [`crate::sql`]), in the
 /// order [`decode_entry`] reads them.
 type EntryTuple = (String, String, i64, String, String, i64);
 

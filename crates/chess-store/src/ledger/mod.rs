@@ -18,12 +18,14 @@
 //!   in, so tests inject the clock.
 
 mod day;
+mod entries;
 
 use chess_game::{EndReason, GameResult};
 use chess_rules::{ByColor, Color};
 use uuid::Uuid;
 
 pub use day::{BadDay, UtcDay};
+pub use entries::REWARD_CURRENCY;
 
 /// What one qualifying win pays: $1.
 pub const REWARD_CENTS: i64 = 100;

@@ -8,7 +8,7 @@
 //! period without games.
 //!
 //! ```
-//! use chess_server::ratings::glicko2::{Rating, rate};
+//! use chess_store::ratings::glicko2::{Rating, rate};
 //!
 //! // The paper's worked example.
 //! let player = Rating { rating: 1500.0, deviation: 200.0, volatility: 0.06 };

@@ -7,8 +7,12 @@
 //! ([`chess_game::TimeControl::speed`]).
 
 pub mod glicko2;
+mod stored;
 
 use chess_game::Speed;
+
+pub use stored::{GameRatingChange, HistoryPoint, PlayerChange, StoredRating, shown};
+pub(crate) use stored::{RatedEnding, rated_ending};
 
 /// The speeds that carry a rating, in the order pages list them.
 pub const PERFS: [Perf; 5] = [

@@ -6,7 +6,7 @@
 //! races, restarts or nodes:
 //!
 //! - a rated ending never goes through the batch's one-go paths
-//!   ([`super::batch::fits_one_go`]): it is written statement by statement,
+//!   ([`crate::batch::fits_one_go`]): it is written statement by statement,
 //!   where [`Transaction::rate_endings`] runs after the game's
 //!   compare-and-set landed (a second node writing the same ending loses
 //!   that compare-and-set and rates nothing);
@@ -31,13 +31,13 @@ use chess_live::{GameMode, GameWrite};
 use chess_rules::Color;
 use uuid::Uuid;
 
-use super::{Result, Store, StoreError, Transaction};
 use crate::ratings::glicko2::{self, Rating};
 use crate::ratings::{PERFS, Perf};
+use crate::{Result, Store, StoreError, Transaction};
 
 /// A batch's write that ends a rated game, before the seats are checked.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct RatedEnding {
+pub(crate) struct RatedEnding {
     pub game_id: Uuid,
     pub white: Uuid,
     pub black: Uuid,
@@ -50,7 +50,7 @@ pub(super) struct RatedEnding {
 /// The rated ending `write` makes, if it makes one: a game between two
 /// people (not the computer, not one screen) that was created rated ends
 /// with a result other than an abort.
-pub(super) fn rated_ending(write: &GameWrite) -> Option<RatedEnding> {
+pub(crate) fn rated_ending(write: &GameWrite) -> Option<RatedEnding> {
     let result = write.settle.as_ref()?;
     if result.reason == EndReason::Aborted || write.row.mode != GameMode::Online {
         return None;
@@ -173,7 +173,7 @@ impl Transaction {
     ///
     /// # Errors
     /// The database error; the transaction should then be rolled back.
-    pub(super) async fn rate_endings(
+    pub(crate) async fn rate_endings(
         &mut self,
         endings: &[RatedEnding],
     ) -> Result<Vec<GameRatingChange>> {
