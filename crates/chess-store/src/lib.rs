@@ -778,18 +778,7 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn seeks(&self) -> Result<Vec<SeekRow>> {
-        type SeekTuple = (
-            String,
-            String,
-            String,
-            String,
-            String,
-            i64,
-            bool,
-            Option<i64>,
-            Option<i64>,
-        );
-        let rows: Vec<SeekTuple> = with_conn!(self, conn => {
+        let rows: Vec<rows::SeekTuple> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select id, player_id, time_control, time_control_key, color, created_at, \
                  rated, rating_min, rating_max from seeks order by created_at, id",

@@ -137,19 +137,23 @@ pub(super) fn move_row(
     })
 }
 
+/// A `seeks` row as selected by `Store::seeks`: id, player, time control and
+/// its key, colour, created, rated, rating range.
+pub(super) type SeekTuple = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    bool,
+    Option<i64>,
+    Option<i64>,
+);
+
 impl SeekRow {
     pub(super) fn from_tuple(
-        (id, player_id, time_control, time_control_key, color, created_at, rated, min, max): (
-            String,
-            String,
-            String,
-            String,
-            String,
-            i64,
-            bool,
-            Option<i64>,
-            Option<i64>,
-        ),
+        (id, player_id, time_control, time_control_key, color, created_at, rated, min, max): SeekTuple,
     ) -> Result<SeekRow, StoreError> {
         Ok(SeekRow {
             id: uuid(&id)?,
