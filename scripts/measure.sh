@@ -21,7 +21,7 @@
 #   PROFILE="perf record -e cpu-clock -g -o /tmp/perf.data" scripts/measure.sh ...
 #   PROFILE="heaptrack -o /tmp/heap" scripts/measure.sh ...   # heaptrack_print /tmp/heap.*
 #
-# Build first: cargo build --release -p chess-server --bin chess-server --example load
+# Build first: cargo build --release -p chess-server -p chess-tools
 # TEST_POSTGRES_URL is the Postgres admin URL (default postgres://postgres@127.0.0.1:5432/postgres).
 set -euo pipefail
 
@@ -30,7 +30,7 @@ shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}/release
 server_bin=$target/chess-server
-load_bin=$target/examples/load
+load_bin=$target/load
 for bin in "$server_bin" "$load_bin"; do
     [[ -x $bin ]] || { echo "measure: $bin is missing: build it first" >&2; exit 1; }
 done

@@ -1,4 +1,4 @@
-//! A short run of the crash-cycle tool (`examples/crash.rs`): the real
+//! A short run of the crash-cycle tool (`chess-tools`' `crash`): the real
 //! `chess-server` binary is killed with SIGKILL three times while games are
 //! played on it, restarted on the same data, and every game is checked after
 //! each restart (acknowledged moves kept in order, games replay, clocks kept
@@ -9,34 +9,11 @@
 //! backends on a cluster the run starts itself (skipped likewise, or without
 //! the Postgres programs).
 
-#[path = "../examples/crash/audit.rs"]
-mod audit;
-#[path = "../examples/crash/client.rs"]
-mod client;
-#[path = "../examples/crash/cluster.rs"]
-mod cluster;
-#[path = "../examples/crash/config.rs"]
-mod config;
-#[path = "../examples/crash/game.rs"]
-mod game;
-#[path = "../examples/crash/ledger.rs"]
-mod ledger;
-#[path = "../examples/crash/moves.rs"]
-mod moves;
-#[path = "../examples/crash/ratings.rs"]
-mod ratings;
-#[path = "../examples/crash/report.rs"]
-mod report;
-#[path = "../examples/crash/run.rs"]
-mod run;
-#[path = "../examples/crash/server.rs"]
-mod server;
-#[path = "../examples/crash/verify.rs"]
-mod verify;
-
+use chess_tools::crash::report;
+use chess_tools::crash::run;
 use clap::Parser;
 
-use crate::config::{Args, Config, ConfigError};
+use chess_tools::crash::config::{Args, Config, ConfigError};
 
 /// Three cycles of four games, killed 300 to 1200 ms after the games resume.
 fn short_run(backend: &str) -> Config {

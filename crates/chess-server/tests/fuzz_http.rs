@@ -27,11 +27,10 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode};
 use chess_server::{Application, Settings};
+use chess_store::testing::{Connection, TextRow};
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{Value, json};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
-use sqlx::{ConnectOptions, Row};
 use tower::ServiceExt;
 use uuid::Uuid;
 /// Endpoints with a JSON body and a valid body for each, to mutate.
@@ -107,9 +106,9 @@ struct Fixture {
     /// A read-only connection to the server's database, for the footprint:
     /// one connection for the whole run, because `PRAGMA data_version` is
     /// per connection.
-    database: tokio::sync::Mutex<SqliteConnection>,
+    database: tokio::sync::Mutex<Connection>,
     /// The last footprint read and the `data_version` it was read at.
-    last_footprint: Mutex<Option<(i64, Vec<Option<String>>)>>,
+    last_footprint: Mutex<Option<(TextRow, TextRow)>>,
     /// A guest's cookie and a signed-in account's cookie.
     /// (A body that signs up with the guest's cookie makes that guest an
     /// account, after which its cookie no longer counts: see `check_case`.)
@@ -146,12 +145,10 @@ impl Fixture {
             tokio::spawn(app.run_until_stopped(async {
                 let _ = stopped.await;
             }));
-            let database = SqliteConnectOptions::new()
-                .filename(&database_file)
-                .read_only(true)
-                .connect()
-                .await
-                .expect("a read-only connection to the server's database");
+            let database =
+                Connection::open(&format!("sqlite://{}?mode=ro", database_file.display()))
+                    .await
+                    .expect("a read-only connection to the server's database");
             (router, base_url, database)
         });
         let fixture = Fixture {
@@ -262,27 +259,23 @@ impl Fixture {
     /// the footprint, is what it was): most refused bodies cost two pragmas.
     /// Moves are left out on purpose: the computer answers in games an
     /// earlier (accepted) body created, at moments of its own.
-    async fn footprint(&self) -> Vec<Option<String>> {
+    async fn footprint(&self) -> TextRow {
         let mut database = self.database.lock().await;
-        let version: i64 = sqlx::query_scalar("pragma data_version")
-            .fetch_one(&mut *database)
+        let version = database
+            .rows("pragma data_version")
             .await
-            .expect("the data version");
+            .expect("the data version")
+            .concat();
         if let Some((read_at, footprint)) = &*self.last_footprint.lock().expect("the cache")
             && *read_at == version
         {
             return footprint.clone();
         }
-        let row = sqlx::query(FOOTPRINT)
-            .fetch_one(&mut *database)
+        let footprint = database
+            .rows(FOOTPRINT)
             .await
-            .expect("the footprint query");
-        let footprint: Vec<Option<String>> = (0..row.len())
-            .map(|column| {
-                row.try_get::<Option<String>, _>(column)
-                    .unwrap_or_else(|_| row.get::<Option<i64>, _>(column).map(|n| n.to_string()))
-            })
-            .collect();
+            .expect("the footprint query")
+            .concat();
         *self.last_footprint.lock().expect("the cache") = Some((version, footprint.clone()));
         footprint
     }

@@ -1,27 +1,15 @@
-//! The load tool (`examples/load.rs`) against a spawned SQLite server: two
+//! The load tool (`chess-tools`' `load`) against a spawned SQLite server: two
 //! games of ten plies, every move acknowledged and seen by the opponent, no
 //! error. Figures are printed, never asserted: timing depends on the machine.
 
-#[path = "../examples/load/config.rs"]
-mod config;
-#[path = "../examples/load/game.rs"]
-mod game;
-#[path = "../examples/load/lichess.rs"]
-mod lichess;
-#[path = "../examples/load/process.rs"]
-mod process;
-#[path = "../examples/load/report.rs"]
-mod report;
-#[path = "../examples/load/run.rs"]
-mod run;
-#[path = "../examples/load/server.rs"]
-mod server;
-
+use chess_tools::load::config;
+use chess_tools::load::report;
+use chess_tools::load::run;
 use std::time::Duration;
 
 use clap::Parser;
 
-use crate::config::{Args, Config, ConfigError, Role, Target, node_of};
+use chess_tools::load::config::{Args, Config, ConfigError, Role, Target, node_of};
 
 fn config(flags: &[&str]) -> Result<Config, ConfigError> {
     Config::from_args(Args::parse_from(

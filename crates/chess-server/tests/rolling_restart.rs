@@ -1,4 +1,4 @@
-//! A short run of the rolling-restart tool (`examples/rolling.rs`): two real
+//! A short run of the rolling-restart tool (`chess-tools`' `rolling`): two real
 //! `chess-server` nodes on one Postgres database, stopped one at a time with
 //! SIGTERM and with SIGKILL in both directions while ten 10+5 games are
 //! played, and started again. Once with the players trying node A then node
@@ -10,30 +10,12 @@
 //! Skipped with CHESS_SKIP_POSTGRES_TESTS=1; the nginx run also with
 //! CHESS_SKIP_NGINX_TESTS=1 (scripts/ensure-nginx.sh installs it).
 
-#[allow(dead_code)] // The crash tool's client, of which this run needs a part.
-#[path = "../examples/crash/client.rs"]
-mod client;
-#[path = "../examples/rolling/config.rs"]
-mod config;
-#[path = "../examples/crash/moves.rs"]
-mod moves;
-#[path = "../examples/rolling/proxy.rs"]
-mod proxy;
-#[path = "../examples/rolling/report.rs"]
-mod report;
-#[path = "../examples/rolling/run.rs"]
-mod run;
-#[path = "../examples/rolling/seat.rs"]
-mod seat;
-#[allow(dead_code)] // The crash tool's server process, of which this run needs a part.
-#[path = "../examples/crash/server.rs"]
-mod server;
-
+use chess_tools::rolling::run;
 use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::config::{Args, Config};
+use chess_tools::rolling::config::{Args, Config};
 
 /// The two runs one after the other: each is four node processes and twenty
 /// players, and the reconnection times they print mean more on a quiet

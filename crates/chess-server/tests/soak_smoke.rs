@@ -1,34 +1,11 @@
-//! The soak (`examples/soak.rs`) run short against the `chess-server` binary
+//! The soak (`chess-tools`' `soak`) run short against the `chess-server` binary
 //! on SQLite: a steady load with think time, sampled every two seconds. It
 //! must end without a finding: no growth beyond the (loose, for so short a
 //! run) limits, and the server back to its idle descriptors with no socket
 //! open once the load is gone. The figures are printed, never asserted.
 
-#[allow(dead_code)]
-#[path = "../examples/load/config.rs"]
-mod config;
-#[allow(dead_code)]
-#[path = "../examples/load/game.rs"]
-mod game;
-#[allow(dead_code)]
-#[path = "../examples/soak/plan.rs"]
-mod plan;
-#[allow(dead_code)]
-#[path = "../examples/load/process.rs"]
-mod process;
-#[allow(dead_code)]
-#[path = "../examples/load/report.rs"]
-mod report;
-#[path = "../examples/soak/run.rs"]
-mod run;
-#[path = "../examples/soak/samples.rs"]
-mod samples;
-#[allow(dead_code)]
-#[path = "../examples/crash/server.rs"]
-mod server;
-#[path = "../examples/soak/verdict.rs"]
-mod verdict;
-
+use chess_tools::soak::plan;
+use chess_tools::soak::run;
 use clap::Parser;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

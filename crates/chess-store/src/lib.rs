@@ -34,6 +34,8 @@ mod live;
 mod rows;
 mod sql;
 mod sqlite_writer;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use rows::SeekRow;
 
@@ -469,7 +471,7 @@ impl Store {
     /// The SQLite pools, the shared one and the writer's; empty on
     /// Postgres. For tests and tools that must reach the server's own
     /// connections (per-connection pragmas).
-    pub fn sqlite_pools(&self) -> Vec<SqlitePool> {
+    pub(crate) fn sqlite_pools(&self) -> Vec<SqlitePool> {
         [&self.pool, &self.writer]
             .into_iter()
             .filter_map(|pool| match pool {

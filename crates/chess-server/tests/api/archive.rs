@@ -270,16 +270,14 @@ on_both_backends!(
 
 /// The plan of `sql` on Postgres, as JSON text.
 async fn plan(db: &TestDatabase, sql: &str) -> String {
-    use sqlx::Connection as _;
-    let mut conn = sqlx::PgConnection::connect(&db.url)
+    let rows = db
+        .rows(&format!("explain (format json) {sql}"))
         .await
-        .expect("connects");
-    let (plan,): (Value,) =
-        sqlx::query_as(sqlx::AssertSqlSafe(format!("explain (format json) {sql}")))
-            .fetch_one(&mut conn)
-            .await
-            .expect("explain");
-    plan.to_string()
+        .expect("explain");
+    rows.into_iter()
+        .next()
+        .and_then(|row| row.into_iter().next().flatten())
+        .expect("a plan")
 }
 
 /// Every relation a plan reads, with how (`Seq Scan`, `Index Scan`, ...).
@@ -498,7 +496,7 @@ on_both_backends!(
         assert_eq!(first["players"]["white"]["user"]["name"], "Alice");
         assert_eq!(lines[9_999]["id"], game.as_str(), "the oldest last");
         // The order of the games' own rows, read without the archive.
-        let expected = newest_first_ids(db, app.backend, &alice.id).await;
+        let expected = newest_first_ids(db, &alice.id).await;
         let got: Vec<&str> = lines.iter().filter_map(|g| g["id"].as_str()).collect();
         assert_eq!(got, expected.iter().map(String::as_str).collect::<Vec<_>>());
 
@@ -527,33 +525,15 @@ on_both_backends!(
 );
 
 /// Ids of `player`'s finished games from `games` itself, newest first.
-async fn newest_first_ids(db: &TestDatabase, backend: Backend, player: &str) -> Vec<String> {
-    use sqlx::Connection as _;
+async fn newest_first_ids(db: &TestDatabase, player: &str) -> Vec<String> {
     let sql = format!(
         "select id from games where (white_id = '{player}' or black_id = '{player}') \
          and status = 'finished' order by updated_at desc, id desc"
     );
-    let rows: Vec<(String,)> = match backend {
-        Backend::Postgres => {
-            let mut conn = sqlx::PgConnection::connect(&db.url)
-                .await
-                .expect("connects");
-            sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .fetch_all(&mut conn)
-                .await
-                .expect("ids")
-        }
-        Backend::Sqlite => {
-            let mut conn = sqlx::SqliteConnection::connect(&db.url)
-                .await
-                .expect("connects");
-            sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .fetch_all(&mut conn)
-                .await
-                .expect("ids")
-        }
-    };
-    rows.into_iter().map(|(id,)| id).collect()
+    let rows = db.rows(&sql).await.expect("ids");
+    rows.into_iter()
+        .map(|row| row.into_iter().next().flatten().expect("an id"))
+        .collect()
 }
 
 /// The next `moved` message on a lobby socket, within a generous wait.

@@ -29,23 +29,11 @@ async fn sqlite_app() -> TestApp {
 /// and the writer's): all of them are held at once, so each one gets it.
 /// And on the group commit's own connection, which is in no pool.
 async fn on_every_connection(app: &TestApp, pragma: &str) {
+    assert_eq!(app.backend, Backend::Sqlite, "an SQLite store");
     app.store
-        .on_sqlite_writer(pragma)
+        .on_every_sqlite_connection(pragma)
         .await
-        .expect("the pragma runs on the group commit's connection");
-    let pools = app.store.sqlite_pools();
-    assert!(!pools.is_empty(), "an SQLite store");
-    let mut held = Vec::new();
-    for pool in pools {
-        for _ in 0..pool.options().get_max_connections() {
-            let mut connection = pool.acquire().await.expect("a pooled connection");
-            sqlx::raw_sql(sqlx::AssertSqlSafe(pragma.to_owned()))
-                .execute(&mut *connection)
-                .await
-                .expect("the pragma runs");
-            held.push(connection);
-        }
-    }
+        .expect("the pragma runs on every connection");
 }
 
 /// `move` at `ply` on `socket`: `"ack"` or the refusal's code.
@@ -376,14 +364,8 @@ fn chattr(flag: &str, database: &std::path::Path) -> bool {
 /// Closes every connection the server's pools hold idle, and the group
 /// commit's own, so that the next query (and the next batch) opens a new one.
 async fn close_idle_connections(app: &TestApp) {
-    app.store.close_sqlite_writer();
-    let pools = app.store.sqlite_pools();
-    assert!(!pools.is_empty(), "an SQLite store");
-    for pool in pools {
-        while let Some(connection) = pool.try_acquire() {
-            connection.close().await.expect("the connection closes");
-        }
-    }
+    assert_eq!(app.backend, Backend::Sqlite, "an SQLite store");
+    app.store.close_idle_sqlite_connections().await;
 }
 
 /// A database file made immutable (`chattr +i`) under a running server. What

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use chess_server::{Application, Settings};
-use chess_store::Store;
+pub use chess_store::testing::{Backend, TestDatabase, WriteLock, fresh_database, fresh_store};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -12,14 +12,6 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use uuid::Uuid;
-
-/// Which database a test runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Sqlite,
-    Postgres,
-}
 
 /// Runs an async test body once per backend: `sqlite` and `postgres` tests.
 #[macro_export]
@@ -79,124 +71,6 @@ macro_rules! on_both_stores {
             }
         }
     };
-}
-
-/// A database made for one test, removed when the test ends.
-#[derive(Debug)]
-pub struct TestDatabase {
-    pub url: String,
-    /// Postgres: the admin URL and the database's name, to drop it.
-    postgres: Option<(String, String)>,
-    /// SQLite: the folder holding the file.
-    folder: Option<std::path::PathBuf>,
-}
-
-impl Drop for TestDatabase {
-    fn drop(&mut self) {
-        if let Some(folder) = &self.folder {
-            let _ = std::fs::remove_dir_all(folder);
-        }
-        if let Some((admin, name)) = self.postgres.take() {
-            // Drop runs outside async: a small runtime of its own on a thread.
-            let _ = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build();
-                if let Ok(runtime) = runtime {
-                    runtime.block_on(async {
-                        if let Ok(pool) = sqlx::PgPool::connect(&admin).await {
-                            let sql = format!("drop database if exists \"{name}\" with (force)");
-                            let _ = sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await;
-                            pool.close().await;
-                        }
-                    });
-                }
-            })
-            .join();
-        }
-    }
-}
-
-impl TestDatabase {
-    /// Runs `sql` on the database directly, not through the store (to tamper
-    /// with a table as an attacker or a careless hand would, or to run an
-    /// audit query); how many rows it returned.
-    ///
-    /// # Errors
-    /// The database's refusal.
-    pub async fn raw(&self, sql: &str) -> Result<usize, sqlx::Error> {
-        use sqlx::Connection as _;
-        let sql = sqlx::AssertSqlSafe(sql.to_owned());
-        if self.postgres.is_some() {
-            let mut conn = sqlx::PgConnection::connect(&self.url).await?;
-            let rows = sqlx::query(sql).fetch_all(&mut conn).await?.len();
-            conn.close().await?;
-            Ok(rows)
-        } else {
-            let mut conn = sqlx::SqliteConnection::connect(&self.url).await?;
-            let rows = sqlx::query(sql).fetch_all(&mut conn).await?.len();
-            conn.close().await?;
-            Ok(rows)
-        }
-    }
-}
-
-/// A [`Store`] (connected and migrated like the server's) on a fresh
-/// database for `backend`; `None` when Postgres tests are skipped on purpose.
-pub async fn fresh_store(backend: Backend) -> Option<(Store, TestDatabase)> {
-    let db = fresh_database(backend).await?;
-    let store = chess_store::connect(&db.url)
-        .await
-        .expect("connects and migrates");
-    Some((store, db))
-}
-
-/// A fresh database for `backend`, or `None` when Postgres tests are skipped
-/// on purpose (`CHESS_SKIP_POSTGRES_TESTS=1`).
-///
-/// # Panics
-/// When Postgres is unreachable and the skip variable is not set.
-pub async fn fresh_database(backend: Backend) -> Option<TestDatabase> {
-    match backend {
-        Backend::Sqlite => {
-            let folder = std::env::temp_dir().join(format!("chess-test-{}", Uuid::new_v4()));
-            std::fs::create_dir_all(&folder).expect("temp folder");
-            Some(TestDatabase {
-                url: format!("sqlite://{}", folder.join("chess.db").display()),
-                postgres: None,
-                folder: Some(folder),
-            })
-        }
-        Backend::Postgres => {
-            if std::env::var("CHESS_SKIP_POSTGRES_TESTS").is_ok_and(|v| v == "1") {
-                eprintln!("skipping a Postgres test: CHESS_SKIP_POSTGRES_TESTS=1");
-                return None;
-            }
-            let admin = std::env::var("TEST_POSTGRES_URL")
-                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-            let pool = match sqlx::PgPool::connect(&admin).await {
-                Ok(pool) => pool,
-                Err(error) => panic!(
-                    "Postgres at {admin} is unreachable ({error}). Start it, point TEST_POSTGRES_URL \
-                     at an admin URL, or set CHESS_SKIP_POSTGRES_TESTS=1 to skip the Postgres runs."
-                ),
-            };
-            let name = format!("chess_test_{}", Uuid::new_v4().simple());
-            sqlx::query(sqlx::AssertSqlSafe(format!("create database \"{name}\"")))
-                .execute(&pool)
-                .await
-                .expect("create the test database");
-            pool.close().await;
-            let base = admin
-                .rsplit_once('/')
-                .map_or(admin.as_str(), |(base, _)| base);
-            Some(TestDatabase {
-                url: format!("{base}/{name}"),
-                postgres: Some((admin.clone(), name)),
-                folder: None,
-            })
-        }
-    }
 }
 
 /// Settings for a test server on `database_url`.
@@ -323,6 +197,13 @@ pub fn sample(text: &str, name: &str) -> Option<f64> {
 }
 
 impl TestApp {
+    /// A connection of the test's own holding the server database's write
+    /// lock: the server's writes wait until it is released.
+    pub async fn write_lock(&self) -> WriteLock {
+        let url = &self.db.as_ref().expect("a test database").url;
+        WriteLock::take_on(url, self.backend).await
+    }
+
     /// `GET /metrics` on the metrics listener (the settings must ask for
     /// one): content type and body.
     pub async fn scrape_metrics(&self) -> (String, String) {
@@ -839,64 +720,5 @@ pub async fn play_moves(white: &mut Socket, black: &mut Socket, moves: &[&str]) 
             &mut *black
         };
         mover.play(uci, ply).await;
-    }
-}
-
-/// A connection of the test's own holding the database's write lock, so the
-/// server's writes wait (SQLite: up to its busy timeout, then fail;
-/// Postgres: until the lock is released). Reads go on.
-pub enum WriteLock {
-    Sqlite(sqlx::SqliteConnection),
-    Postgres(sqlx::PgConnection),
-}
-
-impl WriteLock {
-    pub async fn take(app: &TestApp) -> WriteLock {
-        let url = &app.db.as_ref().expect("a test database").url;
-        WriteLock::take_on(url, app.backend).await
-    }
-
-    /// The lock on the database at `url`, of `backend`.
-    pub async fn take_on(url: &str, backend: Backend) -> WriteLock {
-        use sqlx::Connection as _;
-        match backend {
-            Backend::Sqlite => {
-                let mut connection = sqlx::SqliteConnection::connect(url)
-                    .await
-                    .expect("connect to the SQLite file");
-                sqlx::raw_sql("begin immediate")
-                    .execute(&mut connection)
-                    .await
-                    .expect("take SQLite's write lock");
-                WriteLock::Sqlite(connection)
-            }
-            Backend::Postgres => {
-                let mut connection = sqlx::PgConnection::connect(url)
-                    .await
-                    .expect("connect to Postgres");
-                sqlx::raw_sql("begin; lock table games in exclusive mode")
-                    .execute(&mut connection)
-                    .await
-                    .expect("lock the games table against writes");
-                WriteLock::Postgres(connection)
-            }
-        }
-    }
-
-    pub async fn release(self) {
-        match self {
-            WriteLock::Sqlite(mut connection) => {
-                sqlx::raw_sql("rollback")
-                    .execute(&mut connection)
-                    .await
-                    .expect("release the write lock");
-            }
-            WriteLock::Postgres(mut connection) => {
-                sqlx::raw_sql("rollback")
-                    .execute(&mut connection)
-                    .await
-                    .expect("release the lock");
-            }
-        }
     }
 }

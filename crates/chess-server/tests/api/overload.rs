@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite;
 
-use crate::helpers::{Backend, Socket, TestApp, WriteLock, clock, play_moves};
+use crate::helpers::{Backend, Socket, TestApp, clock, play_moves};
 use crate::on_both_backends;
 
 /// Asserts a refused socket upgrade is `429 busy` with a `Retry-After`.
@@ -123,7 +123,7 @@ on_both_backends!(
             sockets.push(socket);
         }
 
-        let lock = WriteLock::take(&app).await;
+        let lock = app.write_lock().await;
         for socket in &mut sockets {
             socket
                 .send(json!({ "type": "move", "uci": "e2e4", "ply": 0 }))
@@ -208,7 +208,7 @@ on_both_backends!(
         let app = std::sync::Arc::new(app.restart_with(settings).await);
         let (first, second) = (app.guest().await, app.guest().await);
 
-        let lock = WriteLock::take(&app).await;
+        let lock = app.write_lock().await;
         // Two creations at once: one holds the only place while its insert
         // waits on the lock, the other is refused at once.
         let create = |guest: crate::helpers::Guest| {
@@ -293,13 +293,9 @@ async fn a_new_connection_opens_while_another_holds_the_write_lock() {
     let guest = app.guest().await;
     let game = app.create_local(&guest, clock(60_000, 0)).await;
     // Nothing idle left: the next read opens a new connection.
-    for pool in app.store.sqlite_pools() {
-        while let Some(connection) = pool.try_acquire() {
-            connection.close().await.expect("the connection closes");
-        }
-    }
+    app.store.close_idle_sqlite_connections().await;
 
-    let lock = WriteLock::take(&app).await;
+    let lock = app.write_lock().await;
     let started = tokio::time::Instant::now();
     let (status, body) = app
         .get(&format!("/api/games/{game}"), Some(&guest.cookie))
@@ -337,7 +333,7 @@ on_both_backends!(
         // The database stops answering: the first move waits on it, the
         // next ones fill the writer's queue past half. Moves go one at a
         // time so that the first batch cannot swallow them all.
-        let lock = WriteLock::take(&app).await;
+        let lock = app.write_lock().await;
         let mut filled = false;
         for socket in &mut sockets {
             socket

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use chess_store::testing::Connection;
 use serde_json::json;
-use sqlx::Connection as _;
 
 use crate::helpers::{Backend, TestApp, correspondence, spawn_app};
 use crate::on_both_backends;
@@ -12,57 +12,34 @@ use crate::on_both_backends;
 /// Another connection holding up every write of game `game_id`: SQLite's
 /// write lock, or the game's row lock on Postgres. Writes wait until
 /// [`WritesHeld::release`].
-enum WritesHeld {
-    Sqlite(sqlx::SqliteConnection),
-    Postgres(sqlx::PgConnection),
-}
+struct WritesHeld(Connection);
 
 impl WritesHeld {
     async fn take(app: &TestApp, game_id: &str) -> WritesHeld {
         let url = &app.db.as_ref().expect("the test's database").url;
+        let mut connection = Connection::open(url).await.expect("connects");
         match app.backend {
-            Backend::Sqlite => {
-                let mut conn = sqlx::SqliteConnection::connect(url)
-                    .await
-                    .expect("connects");
-                sqlx::query("begin immediate")
-                    .execute(&mut conn)
-                    .await
-                    .expect("takes the write lock");
-                WritesHeld::Sqlite(conn)
-            }
+            Backend::Sqlite => connection
+                .execute("begin immediate")
+                .await
+                .expect("takes the write lock"),
             Backend::Postgres => {
-                let mut conn = sqlx::PgConnection::connect(url).await.expect("connects");
-                sqlx::query("begin")
-                    .execute(&mut conn)
-                    .await
-                    .expect("begins");
-                let locked = sqlx::query("select id from games where id = $1 for update")
-                    .bind(game_id)
-                    .fetch_all(&mut conn)
+                connection.execute("begin").await.expect("begins");
+                let locked = connection
+                    .rows(&format!(
+                        "select id from games where id = '{game_id}' for update"
+                    ))
                     .await
                     .expect("locks the game's row");
                 assert_eq!(locked.len(), 1, "the game's row is locked");
-                WritesHeld::Postgres(conn)
             }
         }
+        WritesHeld(connection)
     }
 
-    async fn release(self) {
-        match self {
-            WritesHeld::Sqlite(mut conn) => {
-                sqlx::query("rollback")
-                    .execute(&mut conn)
-                    .await
-                    .expect("releases the write lock");
-            }
-            WritesHeld::Postgres(mut conn) => {
-                sqlx::query("rollback")
-                    .execute(&mut conn)
-                    .await
-                    .expect("releases the row lock");
-            }
-        }
+    async fn release(mut self) {
+        self.0.execute("rollback").await.expect("releases the lock");
+        self.0.close().await;
     }
 }
 
@@ -132,20 +109,20 @@ async fn connections_cut_while_nobody_plays_fail_no_later_move() {
     // The group commit now holds its connection.
     white_socket.play("e2e4", 0).await;
 
-    let url = &app.db.as_ref().expect("the test's database").url;
-    let mut admin = sqlx::PgConnection::connect(url).await.expect("connects");
-    let cut: Vec<(bool,)> = sqlx::query_as(
-        "select pg_terminate_backend(pid) from pg_stat_activity \
-         where datname = current_database() and pid <> pg_backend_pid()",
-    )
-    .fetch_all(&mut admin)
-    .await
-    .expect("terminates the node's connections");
+    let cut = app
+        .db
+        .as_ref()
+        .expect("the test's database")
+        .raw(
+            "select pg_terminate_backend(pid) from pg_stat_activity \
+             where datname = current_database() and pid <> pg_backend_pid()",
+        )
+        .await
+        .expect("terminates the node's connections");
     assert!(
-        cut.len() >= 2,
-        "the node's pools and its writer are connected: {cut:?}"
+        cut >= 2,
+        "the node's pools and its writer are connected: {cut}"
     );
-    admin.close().await.expect("closes");
     // Past the writer's check of a connection idle for a while.
     tokio::time::sleep(Duration::from_millis(300)).await;
 

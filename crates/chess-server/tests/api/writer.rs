@@ -11,7 +11,7 @@ use chess_live::{
 use chess_rules::ByColor;
 use chess_server::metrics::Metrics;
 use chess_store::Store;
-use sqlx::Connection as _;
+use chess_store::testing::{Connection, Listener};
 use uuid::Uuid;
 
 use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store, sample};
@@ -221,10 +221,9 @@ async fn changes_announced(with_lost_write: bool) {
     };
     assert!(store.claim_seat(&claim(&taken)).await.expect("claimed"));
 
-    let mut listener = sqlx::postgres::PgListener::connect(&db.url)
+    let mut listener = Listener::listen(&db.url, GAMES_CHANNEL)
         .await
         .expect("listener");
-    listener.listen(GAMES_CHANNEL).await.expect("listen");
     let node = Uuid::new_v4();
     let metrics = Metrics::new();
     let (writer, task) = start_writer(&store, node, &metrics, &LiveGames::default(), AT_ONCE);
@@ -317,7 +316,7 @@ async fn changes_announced(with_lost_write: bool) {
                 .await
                 .expect("the notices arrive")
                 .expect("a notification");
-        let notice = parse_game_notice(notification.payload()).expect("a game notice");
+        let notice = parse_game_notice(&notification).expect("a game notice");
         assert_eq!(notice.node, node);
         announced.extend(notice.games.into_iter().map(|game| {
             let json = game.to_json();
@@ -395,17 +394,16 @@ async fn the_checkpointer_copies_committed_pages_into_the_database_file() {
     let in_the_file_alone = || async {
         let copy = format!("{file}.copy");
         std::fs::copy(&file, &copy).expect("copy the database file");
-        let mut copied = sqlx::SqliteConnection::connect(&format!("sqlite://{copy}?mode=ro"))
+        let mut copied = Connection::open(&format!("sqlite://{copy}?mode=ro"))
             .await
             .expect("open the copy");
         // Before any checkpoint the file has not even the tables.
-        let found: Option<String> = sqlx::query_scalar("select id from games where id = $1")
-            .bind(game.id.to_string())
-            .fetch_optional(&mut copied)
+        let found = copied
+            .rows(&format!("select id from games where id = '{}'", game.id))
             .await
-            .ok()
-            .flatten();
-        found == Some(game.id.to_string())
+            .unwrap_or_default();
+        copied.close().await;
+        found == vec![vec![Some(game.id.to_string())]]
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !in_the_file_alone().await {
