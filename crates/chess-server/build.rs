@@ -1,7 +1,6 @@
-//! Rebuilds the server when the web client or a migration changes. The
-//! migrations are built in too (`sqlx::migrate!`), and a migration added
-//! to its folder must reach the binary. The client in `web/` is
-//! built into the binary (`src/http/web.rs`); cargo notices edits to the files
+//! Rebuilds the server when the web client changes (the store's own build
+//! script watches the migrations). The client in `web/` is built into the
+//! binary (`src/http/web.rs`); cargo notices edits to the files
 //! already embedded, but not a file added to a folder, so every part of the
 //! client is watched here. Development-only folders (browser tests, npm
 //! packages, screenshots) are not embedded, and changes there must not cause
@@ -16,11 +15,6 @@ const NOT_EMBEDDED: &[&str] = &["node_modules", "e2e", "test", "screenshots"];
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".to_owned());
-    // A folder is scanned whole: any file added or changed in it counts.
-    println!(
-        "cargo:rerun-if-changed={}",
-        Path::new(&manifest).join("../../migrations").display()
-    );
     let web = Path::new(&manifest).join("../../web");
     let Ok(entries) = std::fs::read_dir(&web) else {
         println!("cargo:rerun-if-changed={}", web.display());

@@ -230,7 +230,7 @@ impl Writer {
 /// wakes the writer. On the server's runtime that wake-up waits behind every
 /// socket task ready to run: at 1,000 games flat out a batch spent more time
 /// queued for the runtime than in the database, and getting the connection
-/// back from the pool (sqlx returns it through a task of its own, after a
+/// back from the pool (the driver returns it through a task of its own, after a
 /// ping) cost 15 ms a batch alone on SQLite. On its own thread the writer
 /// runs as soon as the database answers. On SQLite the batch is written on this thread itself, which
 /// blocks while SQLite works (`store::sqlite_writer`); a Postgres connection

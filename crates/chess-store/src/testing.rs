@@ -71,30 +71,56 @@ pub async fn fresh_database(backend: Backend) -> Option<TestDatabase> {
             }
             let admin = std::env::var("TEST_POSTGRES_URL")
                 .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-            let mut connection = match sqlx::PgConnection::connect(&admin).await {
-                Ok(connection) => connection,
+            let name = format!("chess_test_{}", Uuid::new_v4().simple());
+            let url = match create_postgres_database(&admin, &name).await {
+                Ok(url) => url,
                 Err(error) => panic!(
-                    "Postgres at {admin} is unreachable ({error}). Start it, point TEST_POSTGRES_URL \
-                     at an admin URL, or set CHESS_SKIP_POSTGRES_TESTS=1 to skip the Postgres runs."
+                    "Postgres at {admin} cannot make a test database ({error}). Start it, point \
+                     TEST_POSTGRES_URL at an admin URL, or set CHESS_SKIP_POSTGRES_TESTS=1 to skip \
+                     the Postgres runs."
                 ),
             };
-            let name = format!("chess_test_{}", Uuid::new_v4().simple());
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("create database \"{name}\"")))
-                .execute(&mut connection)
-                .await
-                .expect("create the test database");
-            let _ = connection.close().await;
-            let base = admin
-                .rsplit_once('/')
-                .map_or(admin.as_str(), |(base, _)| base);
             Some(TestDatabase {
-                url: format!("{base}/{name}"),
+                url,
                 backend,
                 postgres: Some((admin.clone(), name)),
                 folder: None,
             })
         }
     }
+}
+
+/// Creates the empty database `name` on the Postgres server whose admin
+/// database is at `admin_url` (one of ours: `name` is never user input);
+/// the new database's URL.
+///
+/// # Errors
+/// The server is out of reach or refuses.
+pub async fn create_postgres_database(admin_url: &str, name: &str) -> Result<String> {
+    let mut connection = Connection::open(admin_url).await?;
+    let created = connection
+        .execute(&format!("create database \"{name}\""))
+        .await;
+    connection.close().await;
+    created?;
+    let base = admin_url
+        .rsplit_once('/')
+        .map_or(admin_url, |(base, _)| base);
+    Ok(format!("{base}/{name}"))
+}
+
+/// Drops the database `name` (if it exists, with whoever is connected) on
+/// the Postgres server whose admin database is at `admin_url`.
+///
+/// # Errors
+/// The server is out of reach or refuses.
+pub async fn drop_postgres_database(admin_url: &str, name: &str) -> Result<()> {
+    let mut connection = Connection::open(admin_url).await?;
+    let dropped = connection
+        .execute(&format!("drop database if exists \"{name}\" with (force)"))
+        .await;
+    connection.close().await;
+    dropped
 }
 
 impl TestDatabase {
@@ -140,15 +166,7 @@ impl Drop for TestDatabase {
                     .enable_all()
                     .build();
                 if let Ok(runtime) = runtime {
-                    runtime.block_on(async {
-                        if let Ok(mut connection) = sqlx::PgConnection::connect(&admin).await {
-                            let sql = format!("drop database if exists \"{name}\" with (force)");
-                            let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-                                .execute(&mut connection)
-                                .await;
-                            let _ = connection.close().await;
-                        }
-                    });
+                    let _ = runtime.block_on(drop_postgres_database(&admin, &name));
                 }
             })
             .join();
@@ -184,6 +202,25 @@ impl Connection {
             )))
         } else {
             Err(crate::StoreError::UnsupportedUrl(url.to_owned()))
+        }
+    }
+
+    /// Opens a connection to `url` that cannot write: SQLite opens the file
+    /// read-only, Postgres makes every transaction of the session read-only.
+    /// For audits, which must not change what they check.
+    ///
+    /// # Errors
+    /// An unsupported scheme, or the database's refusal.
+    pub async fn open_read_only(url: &str) -> Result<Connection> {
+        if url.starts_with("sqlite:") {
+            let separator = if url.contains('?') { '&' } else { '?' };
+            Connection::open(&format!("{url}{separator}mode=ro")).await
+        } else {
+            let mut connection = Connection::open(url).await?;
+            connection
+                .execute("set session characteristics as transaction read only")
+                .await?;
+            Ok(connection)
         }
     }
 

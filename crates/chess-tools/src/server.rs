@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use chess_store::testing::{create_postgres_database, drop_postgres_database};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -44,7 +45,7 @@ pub enum ServerError {
     #[error("Postgres at {admin_url}: {source}")]
     Postgres {
         admin_url: String,
-        source: sqlx::Error,
+        source: chess_store::StoreError,
     },
     #[error("no free port: {0}")]
     Port(std::io::Error),
@@ -93,17 +94,14 @@ impl Database {
             }),
             Backend::Postgres => {
                 let name = format!("chess_crash_{}", Uuid::new_v4().simple());
-                admin_sql(&admin_url, &format!("create database \"{name}\""))
+                let url = create_postgres_database(&admin_url, &name)
                     .await
                     .map_err(|source| ServerError::Postgres {
                         admin_url: admin_url.clone(),
                         source,
                     })?;
-                let base = admin_url
-                    .rsplit_once('/')
-                    .map_or(admin_url.as_str(), |(base, _)| base);
                 Ok(Database {
-                    url: format!("{base}/{name}"),
+                    url,
                     backend,
                     admin_url,
                     name,
@@ -113,7 +111,6 @@ impl Database {
     }
 
     /// The Postgres database's name (empty for SQLite).
-    #[allow(dead_code)] // Not every tool that includes this module needs it.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -121,23 +118,12 @@ impl Database {
     /// Drops a Postgres database (an SQLite file goes with its folder);
     /// failures are reported on stderr, not fatal.
     pub async fn remove(self) {
-        if self.backend == Backend::Postgres {
-            let sql = format!("drop database if exists \"{}\" with (force)", self.name);
-            if let Err(error) = admin_sql(&self.admin_url, &sql).await {
-                eprintln!("crash: could not drop database {}: {error}", self.name);
-            }
+        if self.backend == Backend::Postgres
+            && let Err(error) = drop_postgres_database(&self.admin_url, &self.name).await
+        {
+            eprintln!("crash: could not drop database {}: {error}", self.name);
         }
     }
-}
-
-/// Runs one statement of ours (never user input) on the admin database.
-async fn admin_sql(admin_url: &str, sql: &str) -> Result<(), sqlx::Error> {
-    let pool = sqlx::PgPool::connect(admin_url).await?;
-    let result = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()))
-        .execute(&pool)
-        .await;
-    pool.close().await;
-    result.map(|_| ())
 }
 
 /// The `chess-server` process, restarted on the same port and data.

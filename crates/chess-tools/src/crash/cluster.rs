@@ -6,6 +6,8 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use chess_store::testing::Connection;
+
 /// Where Debian puts the Postgres 15 programs; `PG_BIN` overrides it.
 const DEFAULT_PG_BIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -17,7 +19,7 @@ pub enum ClusterError {
     #[error("`{command}` failed: {output}")]
     Command { command: String, output: String },
     #[error("Postgres: {0}")]
-    Sql(#[from] sqlx::Error),
+    Sql(#[from] chess_store::StoreError),
 }
 
 /// A running cluster with trust authentication for the `postgres` user.
@@ -152,17 +154,19 @@ impl Cluster {
     /// # Errors
     /// The database error.
     pub async fn terminate_backends(&self, database: &str) -> Result<u64, ClusterError> {
-        use sqlx::Connection;
-        let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
-        let killed: Vec<(bool,)> = sqlx::query_as(
-            "select pg_terminate_backend(pid) from pg_stat_activity \
-             where datname = $1 and pid <> pg_backend_pid()",
-        )
-        .bind(database)
-        .fetch_all(&mut conn)
-        .await?;
-        conn.close().await?;
-        Ok(killed.iter().filter(|(done,)| *done).count() as u64)
+        // `database` is a name of ours, never user input.
+        let mut connection = Connection::open(&self.url("postgres")).await?;
+        let killed = connection
+            .rows(&format!(
+                "select pg_terminate_backend(pid) from pg_stat_activity \
+                 where datname = '{database}' and pid <> pg_backend_pid()"
+            ))
+            .await;
+        connection.close().await;
+        Ok(killed?
+            .iter()
+            .filter(|row| row.first() == Some(&Some("true".to_owned())))
+            .count() as u64)
     }
 
     fn data_str(&self) -> String {

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use chess_server::{Application, Settings};
+use chess_store::testing::{create_postgres_database, drop_postgres_database};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -23,7 +24,7 @@ pub enum ServerError {
     #[error("Postgres at {admin_url}: {source}")]
     Postgres {
         admin_url: String,
-        source: sqlx::Error,
+        source: chess_store::StoreError,
     },
     #[error("the server could not start: {0}")]
     Startup(#[from] chess_server::StartupError),
@@ -159,21 +160,10 @@ impl Database {
                 let admin_url = std::env::var("TEST_POSTGRES_URL")
                     .unwrap_or_else(|_| DEFAULT_POSTGRES_ADMIN_URL.to_owned());
                 let name = format!("chess_load_{}", Uuid::new_v4().simple());
-                let created = async {
-                    let pool = sqlx::PgPool::connect(&admin_url).await?;
-                    let sql = format!("create database \"{name}\"");
-                    let result = sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await;
-                    pool.close().await;
-                    result
-                }
-                .await;
-                if let Err(source) = created {
-                    return Err(ServerError::Postgres { admin_url, source });
-                }
-                let base = admin_url
-                    .rsplit_once('/')
-                    .map_or(admin_url.as_str(), |(base, _)| base);
-                let url = format!("{base}/{name}");
+                let url = match create_postgres_database(&admin_url, &name).await {
+                    Ok(url) => url,
+                    Err(source) => return Err(ServerError::Postgres { admin_url, source }),
+                };
                 Ok((Database::Postgres { admin_url, name }, url))
             }
         }
@@ -188,15 +178,7 @@ impl Database {
                 }
             }
             Database::Postgres { admin_url, name } => {
-                let dropped = async {
-                    let pool = sqlx::PgPool::connect(&admin_url).await?;
-                    let sql = format!("drop database if exists \"{name}\" with (force)");
-                    let result = sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await;
-                    pool.close().await;
-                    result
-                }
-                .await;
-                if let Err(error) = dropped {
+                if let Err(error) = drop_postgres_database(&admin_url, &name).await {
                     eprintln!("load: could not drop database {name}: {error}");
                 }
             }
