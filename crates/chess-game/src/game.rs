@@ -557,23 +557,20 @@ impl Game {
     /// [`GameError::GameOver`]; [`GameError::ResignNotAllowedYet`] before
     /// both sides have moved (abort instead).
     pub fn resign(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.ply() < 2 {
-            return Err(GameError::ResignNotAllowedYet);
-        }
-        self.end(
-            now,
-            GameResult {
-                winner: Some(!color),
-                reason: EndReason::Resignation,
-            },
-            &mut events,
-        );
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.ply() < 2 {
+                return Err(GameError::ResignNotAllowedYet);
+            }
+            game.end(
+                now,
+                GameResult {
+                    winner: Some(!color),
+                    reason: EndReason::Resignation,
+                },
+                events,
+            );
+            Ok(())
+        })
     }
 
     /// Aborts the game (no result) before both sides have moved; either
@@ -583,16 +580,13 @@ impl Game {
     /// [`GameError::GameOver`]; [`GameError::AbortNotAllowed`] once both
     /// sides have moved.
     pub fn abort(&mut self, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.ply() >= 2 {
-            return Err(GameError::AbortNotAllowed);
-        }
-        self.end(now, ABORTED, &mut events);
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.ply() >= 2 {
+                return Err(GameError::AbortNotAllowed);
+            }
+            game.end(now, ABORTED, events);
+            Ok(())
+        })
     }
 
     /// `color` offers a draw. If the opponent's offer is open, this accepts
@@ -602,19 +596,16 @@ impl Game {
     /// [`GameError::GameOver`], [`GameError::DrawOfferTooEarly`],
     /// [`GameError::DrawAlreadyOffered`], [`GameError::DrawOfferCooldown`].
     pub fn offer_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        self.can_offer_draw(color)?;
-        if self.saved.state.draw_offer == Some(!color) {
-            self.agree_draw(color, now, &mut events);
-        } else {
-            self.saved.state.draw_offer = Some(color);
-            self.emit(now, EventKind::DrawOffered { color }, &mut events);
-        }
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            game.can_offer_draw(color)?;
+            if game.saved.state.draw_offer == Some(!color) {
+                game.agree_draw(color, now, events);
+            } else {
+                game.saved.state.draw_offer = Some(color);
+                game.emit(now, EventKind::DrawOffered { color }, events);
+            }
+            Ok(())
+        })
     }
 
     /// `color` accepts the opponent's open draw offer: a draw by agreement.
@@ -622,16 +613,13 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`], [`GameError::NoDrawOffer`].
     pub fn accept_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.saved.state.draw_offer != Some(!color) {
-            return Err(GameError::NoDrawOffer);
-        }
-        self.agree_draw(color, now, &mut events);
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.saved.state.draw_offer != Some(!color) {
+                return Err(GameError::NoDrawOffer);
+            }
+            game.agree_draw(color, now, events);
+            Ok(())
+        })
     }
 
     /// `color` declines the opponent's open draw offer; the offerer must
@@ -640,24 +628,21 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`], [`GameError::NoDrawOffer`].
     pub fn decline_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.saved.state.draw_offer != Some(!color) {
-            return Err(GameError::NoDrawOffer);
-        }
-        self.close_draw_offer(!color);
-        self.emit(
-            now,
-            EventKind::DrawDeclined {
-                color,
-                by_move: false,
-            },
-            &mut events,
-        );
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.saved.state.draw_offer != Some(!color) {
+                return Err(GameError::NoDrawOffer);
+            }
+            game.close_draw_offer(!color);
+            game.emit(
+                now,
+                EventKind::DrawDeclined {
+                    color,
+                    by_move: false,
+                },
+                events,
+            );
+            Ok(())
+        })
     }
 
     /// `color` withdraws their own open draw offer. The cooldown applies as
@@ -666,17 +651,14 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`], [`GameError::NoOwnDrawOffer`].
     pub fn withdraw_draw(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.saved.state.draw_offer != Some(color) {
-            return Err(GameError::NoOwnDrawOffer);
-        }
-        self.close_draw_offer(color);
-        self.emit(now, EventKind::DrawWithdrawn { color }, &mut events);
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.saved.state.draw_offer != Some(color) {
+                return Err(GameError::NoOwnDrawOffer);
+            }
+            game.close_draw_offer(color);
+            game.emit(now, EventKind::DrawWithdrawn { color }, events);
+            Ok(())
+        })
     }
 
     /// `color` stores a premove `from`-`to` during the opponent's turn,
@@ -698,40 +680,37 @@ impl Game {
         charge_ms: u64,
         now_ms: u64,
     ) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.turn() == color {
-            return Err(GameError::PremoveOnOwnTurn);
-        }
-        let named = UciMove::new(from, to, promotion).to_string();
-        let position = self.position();
-        if !position.is_premove(color, from, to) {
-            return Err(GameError::InvalidPremove(named));
-        }
-        let is_own_pawn = position
-            .board()
-            .piece_at(from)
-            .is_some_and(|piece| piece.color == color && piece.role == Role::Pawn);
-        let promotes = is_own_pawn && to.rank() == Rank::Eighth.relative_to(color);
-        let promotion = match (promotes, promotion) {
-            (true, None) => Some(Role::Queen),
-            (true, Some(role)) if role.is_promotion_target() => Some(role),
-            (false, None) => None,
-            _ => return Err(GameError::InvalidPromotion(named)),
-        };
-        let premove = Premove {
-            from,
-            to,
-            promotion,
-            charge_ms,
-        };
-        *self.saved.state.premoves.get_mut(color) = Some(premove);
-        let uci = premove.uci().to_string();
-        self.emit(now, EventKind::PremoveSet { color, uci }, &mut events);
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.turn() == color {
+                return Err(GameError::PremoveOnOwnTurn);
+            }
+            let named = UciMove::new(from, to, promotion).to_string();
+            let position = game.position();
+            if !position.is_premove(color, from, to) {
+                return Err(GameError::InvalidPremove(named));
+            }
+            let is_own_pawn = position
+                .board()
+                .piece_at(from)
+                .is_some_and(|piece| piece.color == color && piece.role == Role::Pawn);
+            let promotes = is_own_pawn && to.rank() == Rank::Eighth.relative_to(color);
+            let promotion = match (promotes, promotion) {
+                (true, None) => Some(Role::Queen),
+                (true, Some(role)) if role.is_promotion_target() => Some(role),
+                (false, None) => None,
+                _ => return Err(GameError::InvalidPromotion(named)),
+            };
+            let premove = Premove {
+                from,
+                to,
+                promotion,
+                charge_ms,
+            };
+            *game.saved.state.premoves.get_mut(color) = Some(premove);
+            let uci = premove.uci().to_string();
+            game.emit(now, EventKind::PremoveSet { color, uci }, events);
+            Ok(())
+        })
     }
 
     /// `color` cancels their premove.
@@ -739,16 +718,13 @@ impl Game {
     /// # Errors
     /// [`GameError::GameOver`], [`GameError::NoPremove`].
     pub fn cancel_premove(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
-        let now = self.clamp(now_ms);
-        let mut events = Vec::new();
-        if self.settle(now, &mut events)? {
-            return Ok(events);
-        }
-        if self.premove(color).is_none() {
-            return Err(GameError::NoPremove);
-        }
-        self.clear_premove(color, PremoveCancelReason::Cancelled, now, &mut events);
-        Ok(events)
+        self.command(now_ms, |game, now, events| {
+            if game.premove(color).is_none() {
+                return Err(GameError::NoPremove);
+            }
+            game.clear_premove(color, PremoveCancelReason::Cancelled, now, events);
+            Ok(())
+        })
     }
 
     /// `color`'s connection dropped: their premove, if any, is cleared. Never
@@ -962,6 +938,23 @@ impl Game {
             at_ms: now,
             kind,
         });
+    }
+
+    /// Runs a player's command at `now_ms`: refused on a finished game; if
+    /// time ran out by then the game ends and the command does nothing more;
+    /// otherwise `body` runs with the moment (clamped as [`Game::clamp`]
+    /// does) and the events so far, and its events are the answer.
+    fn command(
+        &mut self,
+        now_ms: u64,
+        body: impl FnOnce(&mut Self, u64, &mut Vec<Event>) -> Result<(), GameError>,
+    ) -> Result<Vec<Event>, GameError> {
+        let now = self.clamp(now_ms);
+        let mut events = Vec::new();
+        if !self.settle(now, &mut events)? {
+            body(self, now, &mut events)?;
+        }
+        Ok(events)
     }
 
     /// Refuses commands on a finished game, then ends the game if time has

@@ -11,6 +11,7 @@
 
 use chess_tools::crash::report;
 use chess_tools::crash::run;
+use chess_tools::flags::OutOfRange;
 use clap::Parser;
 
 use chess_tools::crash::config::{Args, Config, ConfigError};
@@ -171,11 +172,11 @@ fn bad_flags_are_refused() {
     assert!(parse(&[]).is_ok());
     assert!(matches!(
         parse(&["--cycles", "0"]),
-        Err(ConfigError::OutOfRange { flag: "cycles", .. })
+        Err(ConfigError::OutOfRange(OutOfRange { flag: "cycles", .. }))
     ));
     assert!(matches!(
         parse(&["--games", "0"]),
-        Err(ConfigError::OutOfRange { flag: "games", .. })
+        Err(ConfigError::OutOfRange(OutOfRange { flag: "games", .. }))
     ));
     assert_eq!(
         parse(&["--kill-after-min-ms", "900", "--kill-after-max-ms", "100"]).err(),

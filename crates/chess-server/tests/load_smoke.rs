@@ -2,6 +2,7 @@
 //! games of ten plies, every move acknowledged and seen by the opponent, no
 //! error. Figures are printed, never asserted: timing depends on the machine.
 
+use chess_tools::flags::OutOfRange;
 use chess_tools::load::config;
 use chess_tools::load::report;
 use chess_tools::load::run;
@@ -119,12 +120,12 @@ fn the_url_must_be_loopback_http() {
 fn counts_and_times_are_bounded() {
     assert_eq!(
         config(&["--games", "0"]).map(|c| c.games),
-        Err(ConfigError::OutOfRange {
+        Err(ConfigError::OutOfRange(OutOfRange {
             flag: "games",
             min: 1,
             max: 20_000,
             value: 0
-        })
+        }))
     );
     assert!(config(&["--games", "10000"]).is_ok());
     assert!(config(&["--games", "20001"]).is_err());
@@ -225,10 +226,10 @@ fn think_time_is_fixed_or_a_range() {
     // The high end is bounded like a fixed value.
     assert!(matches!(
         config(&["--think-ms", "1000-10001"]),
-        Err(ConfigError::OutOfRange {
+        Err(ConfigError::OutOfRange(OutOfRange {
             flag: "think-ms",
             ..
-        })
+        }))
     ));
 }
 

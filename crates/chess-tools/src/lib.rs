@@ -17,6 +17,7 @@
 
 pub mod client;
 pub mod crash;
+pub mod flags;
 pub mod load;
 pub mod moves;
 pub mod rolling;

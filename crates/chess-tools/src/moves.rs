@@ -33,7 +33,7 @@ pub fn random_move(dests: &Map<String, Value>, fen: &str, rng: &mut StdRng) -> O
 }
 
 /// The FEN letter of the piece on `square` (`"e2"`) in a FEN board field.
-fn piece_at(board: &str, square: &str) -> Option<char> {
+pub fn piece_at(board: &str, square: &str) -> Option<char> {
     let mut chars = square.chars();
     let file = u32::from(chars.next()?).checked_sub(u32::from('a'))?;
     let rank = usize::try_from(chars.next()?.to_digit(10)?).ok()?;

@@ -132,6 +132,18 @@ mod tests {
         Password::parse(raw.to_owned()).unwrap()
     }
 
+    /// One sign-in from [`ADDRESS`] with the password `secret`.
+    async fn attempt(
+        hasher: &PasswordHasher,
+        limits: &AccountLimits,
+        name: &Username,
+        secret: &str,
+        row: Option<&AccountRow>,
+        now: Instant,
+    ) -> Result<SignedIn, SignInError> {
+        sign_in(hasher, limits, name, &password(secret), row, ADDRESS, now).await
+    }
+
     async fn account(hasher: &PasswordHasher, name: &str, secret: &str) -> (Username, AccountRow) {
         let username = Username::parse(name).unwrap();
         let row = AccountRow {
@@ -147,13 +159,12 @@ mod tests {
         let (hasher, limits) = (hasher(1), limits());
         let (_, row) = account(&hasher, "Magnus", "correct horse").await;
         let typed = Username::parse("mAGNUS").unwrap();
-        let signed_in = sign_in(
+        let signed_in = attempt(
             &hasher,
             &limits,
             &typed,
-            &password("correct horse"),
+            "correct horse",
             Some(&row),
-            ADDRESS,
             Instant::now(),
         )
         .await
@@ -172,27 +183,9 @@ mod tests {
         let (hasher, limits) = (hasher(1), limits());
         let (name, row) = account(&hasher, "Magnus", "correct horse").await;
         let now = Instant::now();
-        let wrong = sign_in(
-            &hasher,
-            &limits,
-            &name,
-            &password("wrong horse"),
-            Some(&row),
-            ADDRESS,
-            now,
-        )
-        .await;
+        let wrong = attempt(&hasher, &limits, &name, "wrong horse", Some(&row), now).await;
         let ghost = Username::parse("Nobody").unwrap();
-        let unknown = sign_in(
-            &hasher,
-            &limits,
-            &ghost,
-            &password("wrong horse"),
-            None,
-            ADDRESS,
-            now,
-        )
-        .await;
+        let unknown = attempt(&hasher, &limits, &ghost, "wrong horse", None, now).await;
         let (wrong, unknown) = (wrong.unwrap_err(), unknown.unwrap_err());
         assert!(matches!(wrong, SignInError::InvalidCredentials));
         assert!(matches!(unknown, SignInError::InvalidCredentials));
@@ -233,28 +226,10 @@ mod tests {
         let ghost = Username::parse("Nobody").unwrap();
         let now = Instant::now();
         for _ in 0..3 {
-            let result = sign_in(
-                &hasher,
-                &limits,
-                &ghost,
-                &password("guess guess"),
-                None,
-                ADDRESS,
-                now,
-            )
-            .await;
+            let result = attempt(&hasher, &limits, &ghost, "guess guess", None, now).await;
             assert!(matches!(result, Err(SignInError::InvalidCredentials)));
         }
-        let locked = sign_in(
-            &hasher,
-            &limits,
-            &ghost,
-            &password("guess guess"),
-            None,
-            ADDRESS,
-            now,
-        )
-        .await;
+        let locked = attempt(&hasher, &limits, &ghost, "guess guess", None, now).await;
         assert!(
             matches!(locked, Err(SignInError::TooManyAttempts(_))),
             "{locked:?}"
@@ -267,16 +242,7 @@ mod tests {
         let (name, row) = account(&hasher, "Magnus", "correct horse").await;
         let now = Instant::now();
         for _ in 0..3 {
-            let _ = sign_in(
-                &hasher,
-                &limits,
-                &name,
-                &password("wrong horse"),
-                Some(&row),
-                ADDRESS,
-                now,
-            )
-            .await;
+            let _ = attempt(&hasher, &limits, &name, "wrong horse", Some(&row), now).await;
         }
         let right = password("correct horse");
         let locked = sign_in(&hasher, &limits, &name, &right, Some(&row), ADDRESS, now).await;
@@ -298,53 +264,19 @@ mod tests {
         let (name, row) = account(&hasher, "Magnus", "correct horse").await;
         let now = Instant::now();
         for _ in 0..2 {
-            let _ = sign_in(
-                &hasher,
-                &limits,
-                &name,
-                &password("wrong horse"),
-                Some(&row),
-                ADDRESS,
-                now,
-            )
-            .await;
+            let _ = attempt(&hasher, &limits, &name, "wrong horse", Some(&row), now).await;
         }
-        sign_in(
-            &hasher,
-            &limits,
-            &name,
-            &password("correct horse"),
-            Some(&row),
-            ADDRESS,
-            now,
-        )
-        .await
-        .unwrap();
+        attempt(&hasher, &limits, &name, "correct horse", Some(&row), now)
+            .await
+            .unwrap();
         for _ in 0..2 {
-            let _ = sign_in(
-                &hasher,
-                &limits,
-                &name,
-                &password("wrong horse"),
-                Some(&row),
-                ADDRESS,
-                now,
-            )
-            .await;
+            let _ = attempt(&hasher, &limits, &name, "wrong horse", Some(&row), now).await;
         }
         // Four failures in all, but never three in a row: not locked.
         assert!(
-            sign_in(
-                &hasher,
-                &limits,
-                &name,
-                &password("correct horse"),
-                Some(&row),
-                ADDRESS,
-                now
-            )
-            .await
-            .is_ok()
+            attempt(&hasher, &limits, &name, "correct horse", Some(&row), now)
+                .await
+                .is_ok()
         );
     }
 

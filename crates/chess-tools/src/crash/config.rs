@@ -1,5 +1,6 @@
 //! The crash tool's flags, checked once into a [`Config`] the rest trusts.
 
+use crate::flags::{OutOfRange, in_range};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -103,13 +104,8 @@ pub struct Config {
 /// A flag that cannot be used.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
-    #[error("--{flag} must be between {min} and {max}, got {value}")]
-    OutOfRange {
-        flag: &'static str,
-        min: u64,
-        max: u64,
-        value: u64,
-    },
+    #[error(transparent)]
+    OutOfRange(#[from] OutOfRange),
     #[error("database faults need --backend postgres")]
     FaultNeedsPostgres,
     #[error("--kill-after-min-ms must not exceed --kill-after-max-ms")]
@@ -174,23 +170,4 @@ impl Config {
             keep: args.keep,
         })
     }
-}
-
-/// `value` as a `T` when `min <= value <= max`.
-fn in_range<T: TryFrom<u64>>(
-    flag: &'static str,
-    value: u64,
-    min: u64,
-    max: u64,
-) -> Result<T, ConfigError> {
-    let out_of_range = ConfigError::OutOfRange {
-        flag,
-        min,
-        max,
-        value,
-    };
-    if !(min..=max).contains(&value) {
-        return Err(out_of_range);
-    }
-    T::try_from(value).map_err(|_| out_of_range)
 }

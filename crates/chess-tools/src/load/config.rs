@@ -1,5 +1,6 @@
 //! The load tool's flags, checked once into a [`Config`] the rest trusts.
 
+use crate::flags::{OutOfRange, in_range};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -248,13 +249,8 @@ pub struct Config {
 /// A flag out of range, or a run that cannot fit.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ConfigError {
-    #[error("--{flag} must be between {min} and {max}, got {value}")]
-    OutOfRange {
-        flag: &'static str,
-        min: u64,
-        max: u64,
-        value: u64,
-    },
+    #[error(transparent)]
+    OutOfRange(#[from] OutOfRange),
     #[error("--url {0:?} is not an http:// URL")]
     BadUrl(String),
     #[error(
@@ -378,25 +374,6 @@ impl Config {
         }
         Ok(needed)
     }
-}
-
-/// `value` as a `T` when `min <= value <= max`.
-fn in_range<T: TryFrom<u64>>(
-    flag: &'static str,
-    value: u64,
-    min: u64,
-    max: u64,
-) -> Result<T, ConfigError> {
-    let out_of_range = ConfigError::OutOfRange {
-        flag,
-        min,
-        max,
-        value,
-    };
-    if !(min..=max).contains(&value) {
-        return Err(out_of_range);
-    }
-    T::try_from(value).map_err(|_| out_of_range)
 }
 
 /// `url` without a trailing slash, if it is `http://` on a loopback host.

@@ -3,6 +3,7 @@
 //! socket (on its own node when there are several), measuring every move on
 //! the way to its `ack`, to the opponent and to any spectators.
 
+use crate::moves::piece_at;
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
@@ -319,10 +320,10 @@ impl Spectator {
 
 /// When each ply's `move` was sent, so the opponent can time its `event`.
 #[derive(Debug, Default)]
-struct SentAt(Mutex<Vec<Option<Instant>>>);
+pub(crate) struct SentAt(Mutex<Vec<Option<Instant>>>);
 
 impl SentAt {
-    fn set(&self, ply: usize, at: Instant) {
+    pub(crate) fn set(&self, ply: usize, at: Instant) {
         let mut plies = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if plies.len() <= ply {
             plies.resize(ply + 1, None);
@@ -330,7 +331,7 @@ impl SentAt {
         plies[ply] = Some(at);
     }
 
-    fn get(&self, ply: usize) -> Option<Instant> {
+    pub(crate) fn get(&self, ply: usize) -> Option<Instant> {
         let plies = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         plies.get(ply).copied().flatten()
     }
@@ -678,37 +679,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Dests<'a> {
 fn random_move(dests: &Dests<'_>, fen: &str) -> Option<String> {
     // The generator is dropped before the next await: `ThreadRng` is not `Send`.
     let &(from, to) = dests.0.choose(&mut rand::rng())?;
-    let promotes = matches!(piece_at(fen, from), Some('P' | 'p')) && to.ends_with(['1', '8']);
+    let promotes = matches!(piece_at(fen.split(' ').next()?, from), Some('P' | 'p'))
+        && to.ends_with(['1', '8']);
     Some(if promotes {
         format!("{from}{to}q")
     } else {
         format!("{from}{to}")
     })
-}
-
-/// The FEN letter of the piece on `square` (`"e2"`) in `fen`'s board field.
-fn piece_at(fen: &str, square: &str) -> Option<char> {
-    let mut chars = square.chars();
-    let file = u32::from(chars.next()?).checked_sub(u32::from('a'))?;
-    let rank = chars.next()?.to_digit(10)?;
-    // The board field lists rank 8 first.
-    let row = fen
-        .split(' ')
-        .next()?
-        .split('/')
-        .nth(8usize.checked_sub(usize::try_from(rank).ok()?)?)?;
-    let mut column = 0;
-    for symbol in row.chars() {
-        match symbol.to_digit(10) {
-            Some(empty) => column += empty,
-            None if column == file => return Some(symbol),
-            None => column += 1,
-        }
-        if column > file {
-            return None;
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -15,7 +15,6 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use chess_rules::Position;
@@ -24,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::load::game::SentAt;
 use crate::load::game::{Failure, Rules};
 use crate::load::report::{Ending, Recorder};
 
@@ -352,29 +352,6 @@ impl Pair {
             black_seat.play(rules, &sent_at, recorder)
         )?;
         Ok(white_ending)
-    }
-}
-
-/// When each ply was sent, for the opponent's timing.
-#[derive(Default)]
-struct SentAt(Mutex<Vec<Option<Instant>>>);
-
-impl SentAt {
-    fn set(&self, ply: usize, at: Instant) {
-        let mut sent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if sent.len() <= ply {
-            sent.resize(ply + 1, None);
-        }
-        sent[ply] = Some(at);
-    }
-
-    fn get(&self, ply: usize) -> Option<Instant> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(ply)
-            .copied()
-            .flatten()
     }
 }
 
