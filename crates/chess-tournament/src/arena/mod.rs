@@ -1,0 +1,12 @@
+//! The arena: players join, are paired again as soon as they finish a
+//! game, and score points until the clock of the tournament runs out.
+
+pub mod pairing;
+pub mod sheet;
+pub mod standings;
+pub mod timing;
+
+pub use pairing::{ColorHistory, Pairing, Pass, Waiting, pair};
+pub use sheet::{FinishedGame, GameScore, Mark, Outcome, Sheet};
+pub use standings::{Entry, performance, rank};
+pub use timing::{ArenaClock, berserk_clock, closing_window, pairing_wait, pause_delay};
