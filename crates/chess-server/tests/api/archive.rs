@@ -1,4 +1,4 @@
-//! Players' pages and archives (issue 35): the archive kept from real games,
+//! Players' pages and archives: the archive kept from real games,
 //! keyset pages with filters, counts, the Postgres plans of every page query,
 //! the streamed lichess-shaped export of 10,000 games, and the lobby's
 //! `moved` message, on one node and across two.

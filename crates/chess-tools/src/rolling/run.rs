@@ -22,7 +22,7 @@ use crate::rolling::report::{Report, Shared};
 use crate::rolling::seat::{COLORS, Game, Seat};
 use crate::server::{Backend, Database, ServerError, ServerProcess};
 
-/// 10+5, the blitz of the issue that asked for this run.
+/// 10+5: blitz long enough that every stop falls inside running games.
 const TIME_CONTROL_MS: (u64, u64) = (600_000, 5_000);
 /// Longest the players may take to be back and settled after a stop.
 const BACK_WITHIN: Duration = Duration::from_secs(20);
