@@ -243,7 +243,6 @@ impl Socket {
 
     /// The code the server closed the connection with (`1012` when its node
     /// stops), if it sent a Close frame: a dead node sends none.
-    #[allow(dead_code)] // Only the rolling-restart tool tells closes apart.
     pub fn close_code(&self) -> Option<u16> {
         self.close_code
     }

@@ -166,7 +166,6 @@ impl ServerProcess {
     }
 
     /// Sets one more environment variable for every start.
-    #[allow(dead_code)] // Not every tool that includes this module sets any.
     pub fn set_env(&mut self, key: &str, value: &str) {
         self.extra_env.push((key.to_owned(), value.to_owned()));
     }
@@ -177,7 +176,6 @@ impl ServerProcess {
     }
 
     /// `127.0.0.1:<port>`, for a proxy in front.
-    #[allow(dead_code)] // Only the rolling-restart tool puts a proxy in front.
     pub fn address(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
@@ -279,7 +277,6 @@ impl ServerProcess {
     /// Stops the process with SIGTERM, as an operator does, and waits for it
     /// to exit: how long it took, or `None` when it was still running after
     /// `timeout` (it is then killed with SIGKILL).
-    #[allow(dead_code)] // Only the rolling-restart tool stops nodes politely.
     pub async fn terminate(&mut self, timeout: Duration) -> Option<Duration> {
         let mut child = self.child.take()?;
         let started = Instant::now();
@@ -299,7 +296,6 @@ impl ServerProcess {
     }
 
     /// The running process's id.
-    #[allow(dead_code)] // Only the soak reads the process from /proc.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)
     }
@@ -330,7 +326,6 @@ impl Drop for ServerProcess {
 
 /// Whether the tool runs as root (initdb refuses root; nginx's workers would
 /// drop to `nobody`).
-#[allow(dead_code)] // Not every tool that includes this module needs it.
 pub fn is_root() -> bool {
     // The effective user's name; no libc call needed for this one question.
     std::env::var("USER").is_ok_and(|user| user == "root")

@@ -118,7 +118,6 @@ impl Recorder {
     /// `broadcasts` of each: the figures of one time window, for a caller
     /// that remembers how many it has seen. (Before [`Recorder::report`],
     /// which sorts the samples.)
-    #[allow(dead_code)] // The soak reads windows; the load tool only the whole run.
     pub fn latencies_after(
         &self,
         acks: usize,
@@ -137,7 +136,6 @@ impl Recorder {
     }
 
     /// Errors recorded so far, all codes together.
-    #[allow(dead_code)] // The soak samples it; the load tool reports by code.
     pub fn errors_total(&self) -> u64 {
         self.with(|totals| totals.errors.values().sum())
     }
