@@ -10,6 +10,37 @@ use uuid::Uuid;
 
 use crate::{Result, Store};
 
+/// Runs an async store test once per backend: `sqlite` and `postgres` tests
+/// whose body, an async closure, gets a [`Store`] on a fresh database and
+/// the database itself (removed when the test ends).
+#[macro_export]
+macro_rules! on_both_stores {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                if let Some((store, db)) =
+                    $crate::testing::fresh_store($crate::testing::Backend::Sqlite).await
+                {
+                    ($body)(store, &db).await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some((store, db)) =
+                    $crate::testing::fresh_store($crate::testing::Backend::Postgres).await
+                {
+                    ($body)(store, &db).await;
+                }
+            }
+        }
+    };
+}
+
 /// A row read by [`Connection::rows`]: each column as text, `None` for NULL.
 pub type TextRow = Vec<Option<String>>;
 

@@ -3,7 +3,9 @@
 //! random pools.
 
 use chess_tournament::arena::pairing::{MAX_COLOR_STREAK, cost};
-use chess_tournament::arena::{ColorHistory, FinishedGame, Outcome, Pass, Sheet, Waiting, pair};
+use chess_tournament::arena::{
+    ColorHistory, FinishedGame, Outcome, Pairing, Pass, Sheet, Waiting, pair,
+};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -155,12 +157,9 @@ proptest! {
     }
 }
 
-#[test]
-fn the_first_pass_pairs_by_rank() {
-    let pool: Vec<Waiting<u32>> = (0..6)
-        .map(|id| waiting(id, 6 - id, 1500, None, 0))
-        .collect();
-    let pairings = pair(&pool, Pass::Start, &mut StdRng::seed_from_u64(1));
+/// The pairs of `pairings`, each as its two players in order, in order:
+/// who plays whom, whatever the colours.
+fn sorted_pairs(pairings: &[Pairing<u32>]) -> Vec<[u32; 2]> {
     let mut pairs: Vec<[u32; 2]> = pairings
         .iter()
         .map(|pairing| {
@@ -170,6 +169,16 @@ fn the_first_pass_pairs_by_rank() {
         })
         .collect();
     pairs.sort_unstable();
+    pairs
+}
+
+#[test]
+fn the_first_pass_pairs_by_rank() {
+    let pool: Vec<Waiting<u32>> = (0..6)
+        .map(|id| waiting(id, 6 - id, 1500, None, 0))
+        .collect();
+    let pairings = pair(&pool, Pass::Start, &mut StdRng::seed_from_u64(1));
+    let pairs = sorted_pairs(&pairings);
     // Ranks 1-2 are players 5 and 4, 3-4 are 3 and 2, 5-6 are 1 and 0.
     assert_eq!(pairs, [[0, 1], [2, 3], [4, 5]]);
 }
@@ -194,15 +203,7 @@ fn the_cheapest_pairing_keeps_neighbours_together() {
         only_two_players: false,
     };
     let pairings = pair(&pool, pass, &mut StdRng::seed_from_u64(7));
-    let mut pairs: Vec<[u32; 2]> = pairings
-        .iter()
-        .map(|pairing| {
-            let mut pair = [pairing.white, pairing.black];
-            pair.sort_unstable();
-            pair
-        })
-        .collect();
-    pairs.sort_unstable();
+    let pairs = sorted_pairs(&pairings);
     assert_eq!(pairs, [[0, 1], [2, 3]]);
     assert!(cost(&pool[0], &pool[1], 4) < cost(&pool[0], &pool[2], 4));
 }

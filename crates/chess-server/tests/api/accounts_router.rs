@@ -21,7 +21,7 @@ use tower::ServiceExt;
 use uuid::Uuid;
 
 use crate::helpers::TestDatabase;
-use crate::on_both_stores;
+use chess_store::on_both_stores;
 
 const SECRET: &str = "k7Qw9zX2mN4pR8tV1bY6cH3jL5sD0fGa";
 

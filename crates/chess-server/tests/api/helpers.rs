@@ -42,37 +42,6 @@ macro_rules! on_both_backends {
     };
 }
 
-/// Runs an async store test once per backend: `sqlite` and `postgres` tests
-/// whose body, an async closure, gets a [`Store`] on a fresh database and
-/// the database itself (removed when the test ends).
-#[macro_export]
-macro_rules! on_both_stores {
-    ($name:ident, $body:expr) => {
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                if let Some((store, db)) =
-                    $crate::helpers::fresh_store($crate::helpers::Backend::Sqlite).await
-                {
-                    ($body)(store, &db).await;
-                }
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                if let Some((store, db)) =
-                    $crate::helpers::fresh_store($crate::helpers::Backend::Postgres).await
-                {
-                    ($body)(store, &db).await;
-                }
-            }
-        }
-    };
-}
-
 /// Settings for a test server on `database_url`.
 pub fn test_settings(database_url: &str) -> Settings {
     let mut settings = Settings::defaults();

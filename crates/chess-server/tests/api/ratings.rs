@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::helpers::{Guest, TestApp, TestDatabase, clock, play_moves};
-use crate::{on_both_backends, on_both_stores};
+use crate::on_both_backends;
+use chess_store::on_both_stores;
 
 fn account(name: &str) -> PlayerRow {
     PlayerRow {

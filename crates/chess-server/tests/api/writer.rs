@@ -15,7 +15,7 @@ use chess_store::testing::{Connection, Listener};
 use uuid::Uuid;
 
 use crate::helpers::{Backend, TestDatabase, WriteLock, fresh_store, sample};
-use crate::on_both_stores;
+use chess_store::on_both_stores;
 
 /// A writer that commits each batch as soon as it takes it.
 const AT_ONCE: WriterSettings = WriterSettings {

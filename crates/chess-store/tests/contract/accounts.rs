@@ -7,7 +7,7 @@ use chess_store::accounts::Username;
 use chess_store::{AccountRow, SignUpError, Store};
 use uuid::Uuid;
 
-use crate::on_both_stores;
+use chess_store::on_both_stores;
 use chess_store::testing::TestDatabase;
 
 fn name(raw: &str) -> Username {

@@ -8,7 +8,7 @@ use chess_store::clubs::{Admission, ClubError, ClubRow, Joined};
 use chess_store::testing::TestDatabase;
 use uuid::Uuid;
 
-use crate::on_both_stores;
+use chess_store::on_both_stores;
 
 async fn account(store: &Store, username: &str) -> Uuid {
     let id = Uuid::new_v4();

@@ -12,7 +12,7 @@ use chess_store::ledger::{
 };
 use uuid::Uuid;
 
-use crate::on_both_stores;
+use chess_store::on_both_stores;
 use chess_store::testing::TestDatabase;
 
 /// The result every recorded win here has.
