@@ -9,7 +9,8 @@
 
 use uuid::Uuid;
 
-use crate::{Result, Store, StoreError};
+use crate::rows::uuid;
+use crate::{Result, Store};
 
 /// A stored challenge.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,10 +66,6 @@ type ChallengeTuple = (
 
 const COLUMNS: &str =
     "id, challenger_id, dest_id, time_control, color, status, decline_reason, created_at, rated";
-
-fn uuid(text: &str) -> Result<Uuid> {
-    Uuid::parse_str(text).map_err(|error| StoreError::Corrupt(format!("{text:?}: {error}")))
-}
 
 fn challenge_row(
     (id, challenger_id, dest_id, time_control, color, status, decline_reason, created_at, rated): ChallengeTuple,

@@ -11,6 +11,7 @@
 
 use uuid::Uuid;
 
+use crate::rows::uuid;
 use crate::{Result, Store, StoreError, Transaction};
 
 /// How a club admits newcomers.
@@ -114,10 +115,6 @@ pub enum Joined {
 type ClubTuple = (String, String, String, String, Option<String>, String, i64);
 
 const CLUB_COLUMNS: &str = "id, name, description, admission, invite_code, created_by, created_at";
-
-fn uuid(text: &str) -> Result<Uuid> {
-    Uuid::parse_str(text).map_err(|error| StoreError::Corrupt(format!("{text:?}: {error}")))
-}
 
 fn club_row(
     (id, name, description, admission, invite_code, created_by, created_at): ClubTuple,

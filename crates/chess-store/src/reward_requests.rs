@@ -20,6 +20,7 @@
 
 use uuid::Uuid;
 
+use crate::rows::uuid;
 use crate::{Result, Store, StoreError};
 
 /// Where a request stands.
@@ -318,10 +319,6 @@ impl Store {
         }
         Ok(stats)
     }
-}
-
-fn uuid(text: &str) -> Result<Uuid> {
-    Uuid::parse_str(text).map_err(|e| StoreError::Corrupt(format!("id {text:?}: {e}")))
 }
 
 fn state_of(code: &str) -> Result<DeliveryState> {

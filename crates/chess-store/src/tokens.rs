@@ -5,7 +5,8 @@
 
 use uuid::Uuid;
 
-use crate::{Result, Store, StoreError};
+use crate::rows::uuid;
+use crate::{Result, Store};
 
 /// A stored token, without its secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,10 +51,6 @@ type TokenTuple = (
     Option<i64>,
     Option<i64>,
 );
-
-fn uuid(text: &str) -> Result<Uuid> {
-    Uuid::parse_str(text).map_err(|error| StoreError::Corrupt(format!("{text:?}: {error}")))
-}
 
 fn token_row(
     (id, player_id, description, scopes, created_at, last_used_at, revoked_at): TokenTuple,

@@ -33,6 +33,7 @@ use uuid::Uuid;
 
 use crate::ratings::glicko2::{self, Rating};
 use crate::ratings::{PERFS, Perf};
+use crate::rows::uuid;
 use crate::{Result, Store, StoreError, Transaction};
 
 /// A batch's write that ends a rated game, before the seats are checked.
@@ -158,10 +159,6 @@ fn stored((rating, deviation, volatility, games, rated_at): RatingTuple) -> Stor
         games,
         rated_at,
     }
-}
-
-fn uuid(text: &str) -> Result<Uuid> {
-    Uuid::parse_str(text).map_err(|e| StoreError::Corrupt(format!("id {text:?}: {e}")))
 }
 
 impl Transaction {
