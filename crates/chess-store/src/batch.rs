@@ -461,6 +461,27 @@ async fn write_setup(tx: &mut Transaction, batch: &Batch) -> Result<Vec<bool>> {
     }
 }
 
+/// Stores `games` in `tx`, to commit with what else it writes (a
+/// tournament's pairings with their games).
+pub(crate) async fn insert_games(tx: &mut Transaction, games: &[GameRow]) -> Result<()> {
+    match tx.backend() {
+        Backend::Sqlite(tx) => {
+            for game in games {
+                insert_game_on_sqlite(tx, game).await?;
+            }
+        }
+        Backend::Postgres(tx) => {
+            if !games.is_empty() {
+                NewGameColumns::of(games)
+                    .bind(sqlx::query(postgres::INSERT_GAMES))
+                    .execute(&mut **tx)
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A new game on SQLite through sqlx: a set-up's, or a rematch's in its
 /// savepoint.
 async fn insert_game_on_sqlite(tx: &mut sqlx::SqliteConnection, game: &GameRow) -> Result<()> {

@@ -385,7 +385,7 @@ impl Store {
         if by != member {
             require_leader(&mut tx, id, by).await?;
         }
-        let was_leader = member_is_leader(&mut tx, id, member)
+        let was_leader = club_role(&mut tx, id, member)
             .await?
             .ok_or(ClubError::NotAMember)?;
         if was_leader && leaders(&mut tx, id).await? <= 1 {
@@ -418,7 +418,7 @@ impl Store {
         let mut tx = self.begin().await?;
         lock_club(&mut tx, id).await?;
         require_leader(&mut tx, id, leader).await?;
-        let was_leader = member_is_leader(&mut tx, id, member)
+        let was_leader = club_role(&mut tx, id, member)
             .await?
             .ok_or(ClubError::NotAMember)?;
         if was_leader && !is_leader && leaders(&mut tx, id).await? <= 1 {
@@ -454,7 +454,11 @@ async fn lock_club(tx: &mut Transaction, id: &str) -> Outcome<()> {
 }
 
 /// Whether `player` is a leader of club `id`; `None` if not a member.
-async fn member_is_leader(tx: &mut Transaction, id: &str, player: Uuid) -> Outcome<Option<bool>> {
+pub(crate) async fn club_role(
+    tx: &mut Transaction,
+    id: &str,
+    player: Uuid,
+) -> Result<Option<bool>> {
     let row: Option<(bool,)> = with_conn!(tx, conn => {
         sqlx::query_as("select leader from club_members where club_id = $1 and player_id = $2")
             .bind(id)
@@ -466,7 +470,7 @@ async fn member_is_leader(tx: &mut Transaction, id: &str, player: Uuid) -> Outco
 }
 
 async fn require_leader(tx: &mut Transaction, id: &str, player: Uuid) -> Outcome<()> {
-    match member_is_leader(tx, id, player).await? {
+    match club_role(tx, id, player).await? {
         Some(true) => Ok(()),
         _ => Err(ClubError::NotALeader),
     }

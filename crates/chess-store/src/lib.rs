@@ -292,6 +292,7 @@ mod oidc;
 pub mod ratings;
 mod reward_requests;
 mod tokens;
+pub mod tournaments;
 mod transaction;
 mod wal;
 

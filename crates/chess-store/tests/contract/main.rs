@@ -5,3 +5,4 @@ mod accounts;
 mod clubs;
 mod games;
 mod ledger;
+mod tournaments;
