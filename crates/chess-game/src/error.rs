@@ -52,6 +52,11 @@ pub enum GameError {
     NoOwnRematchOffer,
     /// The rematch was already accepted.
     RematchAlreadyAccepted,
+    /// Berserk is not allowed in this game, or no longer (after the first
+    /// two plies), or there is no initial time to halve.
+    BerserkNotAllowed,
+    /// The player has berserked already.
+    AlreadyBerserk,
 }
 
 impl GameError {
@@ -81,6 +86,8 @@ impl GameError {
             GameError::NoRematchOffer => "no_rematch_offer",
             GameError::NoOwnRematchOffer => "no_own_rematch_offer",
             GameError::RematchAlreadyAccepted => "rematch_already_accepted",
+            GameError::BerserkNotAllowed => "berserk_not_allowed",
+            GameError::AlreadyBerserk => "already_berserk",
         }
     }
 }
@@ -134,6 +141,10 @@ impl fmt::Display for GameError {
             }
             GameError::NoOwnRematchOffer => f.write_str("you have no open rematch offer"),
             GameError::RematchAlreadyAccepted => f.write_str("the rematch was already accepted"),
+            GameError::BerserkNotAllowed => f.write_str(
+                "berserk is possible only in an arena game that allows it, before both sides move",
+            ),
+            GameError::AlreadyBerserk => f.write_str("you have berserked already"),
         }
     }
 }

@@ -88,6 +88,12 @@ pub enum EventKind {
         remaining_ms: Option<ByColor<u64>>,
         running: Option<Color>,
     },
+    /// A player berserked: their clock is cut and they get no increment.
+    Berserk {
+        color: Color,
+        /// Both clocks after the cut.
+        remaining_ms: Option<ByColor<u64>>,
+    },
 }
 
 /// Why a premove was cancelled.
@@ -119,6 +125,7 @@ impl EventKind {
             EventKind::RematchAccepted { .. } => "rematch_accepted",
             EventKind::GameEnded { .. } => "game_ended",
             EventKind::TakeBack { .. } => "take_back",
+            EventKind::Berserk { .. } => "berserk",
         }
     }
 

@@ -97,6 +97,7 @@ impl Game {
                     premoves: ByColor::default(),
                     rematch: RematchState::None,
                     result: None,
+                    berserk: ByColor::default(),
                 },
             },
             record,
@@ -393,6 +394,11 @@ impl Game {
         Ok(())
     }
 
+    /// Whether `color` berserked ([`Game::berserk`]).
+    pub fn berserked(&self, color: Color) -> bool {
+        *self.saved.state.berserk.get(color)
+    }
+
     /// The premove `color` has stored.
     pub fn premove(&self, color: Color) -> Option<Premove> {
         *self.saved.state.premoves.get(color)
@@ -566,6 +572,44 @@ impl Game {
                 GameResult {
                     winner: Some(!color),
                     reason: EndReason::Resignation,
+                },
+                events,
+            );
+            Ok(())
+        })
+    }
+
+    /// `color` berserks, in a game whose spec allows it
+    /// ([`GameSpec::with_berserk`]), before both sides have moved: their
+    /// clock drops to [`crate::RealTime::berserk_initial_ms`] and they get no
+    /// increment for the rest of the game. Their first move is not timed
+    /// yet, so the clock they berserk is still whole.
+    ///
+    /// # Errors
+    /// [`GameError::GameOver`], [`GameError::BerserkNotAllowed`],
+    /// [`GameError::AlreadyBerserk`].
+    pub fn berserk(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
+        self.command(now_ms, |game, now, events| {
+            let TimeControl::RealTime(clock) = game.time_control() else {
+                return Err(GameError::BerserkNotAllowed);
+            };
+            let kept = clock.berserk_initial_ms();
+            let (Some(kept), true, true) = (kept, game.spec().berserkable(), game.ply() < 2) else {
+                return Err(GameError::BerserkNotAllowed);
+            };
+            if game.berserked(color) {
+                return Err(GameError::AlreadyBerserk);
+            }
+            *game.saved.state.berserk.get_mut(color) = true;
+            if let Some(remaining) = game.saved.state.remaining_ms.as_mut() {
+                *remaining.get_mut(color) = kept;
+            }
+            let remaining_ms = game.saved.state.remaining_ms;
+            game.emit(
+                now,
+                EventKind::Berserk {
+                    color,
+                    remaining_ms,
                 },
                 events,
             );
@@ -1077,7 +1121,7 @@ impl Game {
             }
             _ => 0,
         };
-        let increment = if timed {
+        let increment = if timed && !self.berserked(color) {
             self.time_control().increment_ms().unwrap_or(0)
         } else {
             0

@@ -79,6 +79,9 @@ pub struct SavedState {
     pub rematch: RematchState,
     /// The result once the game is over.
     pub result: Option<GameResult>,
+    /// Which sides berserked (absent in games stored before tournaments).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub berserk: ByColor<bool>,
 }
 
 /// Where the rematch question stands after the game.

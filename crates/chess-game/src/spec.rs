@@ -21,6 +21,7 @@ pub struct GameSpec {
     initial: Position,
     takeback_allowed: bool,
     rated: bool,
+    berserkable: bool,
 }
 
 /// Why a [`GameSpec`] cannot be built.
@@ -59,6 +60,7 @@ impl GameSpec {
             initial: Position::startpos(),
             takeback_allowed: false,
             rated: false,
+            berserkable: false,
         }
     }
 
@@ -79,6 +81,7 @@ impl GameSpec {
             initial,
             takeback_allowed,
             rated: false,
+            berserkable: false,
         })
     }
 
@@ -119,6 +122,19 @@ impl GameSpec {
         self.rated
     }
 
+    /// The same spec, with berserk allowed or not: an arena's games allow
+    /// it when the arena does ([`crate::Game::berserk`]).
+    #[must_use]
+    pub fn with_berserk(mut self, allowed: bool) -> GameSpec {
+        self.berserkable = allowed;
+        self
+    }
+
+    /// Whether a player may berserk (see [`GameSpec::with_berserk`]).
+    pub fn berserkable(&self) -> bool {
+        self.berserkable
+    }
+
     /// The time control of both sides.
     pub fn time_control(&self) -> TimeControl {
         self.time_control
@@ -145,6 +161,9 @@ struct SpecData {
     /// Absent (casual) in games stored before ratings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     rated: bool,
+    /// Absent (no berserk) in games stored before tournaments.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    berserkable: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -155,6 +174,7 @@ impl From<GameSpec> for SpecData {
             initial_fen: spec.initial.fen(),
             takeback_allowed: spec.takeback_allowed,
             rated: spec.rated,
+            berserkable: spec.berserkable,
         }
     }
 }
@@ -165,7 +185,8 @@ impl TryFrom<SpecData> for GameSpec {
     fn try_from(data: SpecData) -> Result<GameSpec, SpecError> {
         Ok(
             GameSpec::from_fen(data.time_control, &data.initial_fen, data.takeback_allowed)?
-                .with_rated(data.rated),
+                .with_rated(data.rated)
+                .with_berserk(data.berserkable),
         )
     }
 }

@@ -154,6 +154,20 @@ impl RealTime {
     pub const fn estimated_seconds(self) -> u64 {
         (self.initial_ms + 40 * self.increment_ms) / 1000
     }
+
+    /// The time a player who berserks keeps (they also lose the
+    /// increment): half the initial time, or all of it when the initial
+    /// time is under forty increments (the increment is then the sacrifice).
+    /// `None` with no initial time: there is nothing to halve.
+    pub const fn berserk_initial_ms(self) -> Option<u64> {
+        if self.initial_ms == 0 {
+            None
+        } else if self.initial_ms < 40 * self.increment_ms {
+            Some(self.initial_ms)
+        } else {
+            Some(self.initial_ms - self.initial_ms / 2)
+        }
+    }
 }
 
 impl TimeControl {

@@ -170,6 +170,10 @@ pub enum EventView {
     Takeback {
         moves: u32,
     },
+    /// A player berserked (the clocks in the situation are cut).
+    Berserk {
+        color: Color,
+    },
     Ended {
         result: ResultView,
     },
@@ -408,6 +412,7 @@ pub fn public_event(kind: &EventKind) -> Option<EventView> {
             },
         },
         EventKind::TakeBack { ply, .. } => EventView::Takeback { moves: *ply },
+        EventKind::Berserk { color, .. } => EventView::Berserk { color: *color },
     })
 }
 

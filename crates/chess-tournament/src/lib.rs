@@ -5,7 +5,7 @@
 //!
 //! - [`arena`]: the lichess-style arena: its score sheet (streaks, quick
 //!   draws, draw streaks, berserk), its standings, its timings (waits before
-//!   a pairing pass, the closing window, pauses, berserk clocks) and its
+//!   a pairing pass, the closing window, pauses) and its
 //!   pairing passes.
 
 pub mod arena;

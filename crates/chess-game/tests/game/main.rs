@@ -1,5 +1,6 @@
 //! Black-box tests of the game state machine, with time as a value.
 
+mod berserk;
 mod clock;
 mod draw;
 mod endings;

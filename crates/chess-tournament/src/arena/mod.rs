@@ -11,4 +11,4 @@ pub use pairing::{ColorHistory, Pairing, Pass, Waiting, pair};
 pub use pool::{Pauses, pass_due};
 pub use sheet::{FinishedGame, GameScore, Mark, Outcome, Sheet};
 pub use standings::{Entry, performance, rank};
-pub use timing::{ArenaClock, berserk_clock, closing_window, pairing_wait, pause_delay};
+pub use timing::{ArenaClock, closing_window, pairing_wait, pause_delay};

@@ -1,6 +1,7 @@
 //! The arena's clocks: how long players wait before a pairing pass, when
-//! pairings close, how long a paused player waits to come back, and what
-//! berserk takes off a clock. Durations in milliseconds.
+//! pairings close and how long a paused player waits to come back.
+//! Durations in milliseconds. (What berserk takes off a clock is a rule of
+//! the game itself: `chess_game::RealTime::berserk_initial_ms`.)
 
 /// A tournament's time control: base time and increment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,24 +49,6 @@ pub fn pause_delay(pauses: u32, clock: ArenaClock) -> u64 {
 /// Pauses stop counting after this long without one.
 pub const PAUSES_FORGOTTEN_AFTER_MS: u64 = 20 * 60 * 1000;
 
-/// The clock a player keeps after berserking: half the base time and no
-/// increment; when the base is under 40 increments no time is taken, only
-/// the increment. `None` when berserk is not possible (no base time).
-pub fn berserk_clock(clock: ArenaClock) -> Option<ArenaClock> {
-    if clock.base_ms == 0 {
-        return None;
-    }
-    let taken = if clock.base_ms < 40 * clock.increment_ms {
-        0
-    } else {
-        clock.base_ms / 2
-    };
-    Some(ArenaClock {
-        base_ms: clock.base_ms - taken,
-        increment_ms: 0,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,14 +89,5 @@ mod tests {
         assert_eq!(pause_delay(3, five), 40_000);
         assert_eq!(pause_delay(20, five), 120_000);
         assert_eq!(pause_delay(2, clock(60, 0)), 10_000);
-    }
-
-    #[test]
-    fn berserk_halves_the_base_and_drops_the_increment() {
-        assert_eq!(berserk_clock(clock(180, 2)), Some(clock(90, 0)));
-        // 1+2: 60 s is under 80 s, so only the increment goes.
-        assert_eq!(berserk_clock(clock(60, 2)), Some(clock(60, 0)));
-        assert_eq!(berserk_clock(clock(0, 2)), None);
-        assert_eq!(berserk_clock(clock(60, 0)), Some(clock(30, 0)));
     }
 }
