@@ -16,6 +16,7 @@ export const REASON_TEXT = {
   checkmate: "checkmate",
   resignation: "resignation",
   timeout: "time out",
+  no_start: "forfeit: the opponent did not make a first move",
 };
 
 /** The whole sentence of each drawn (or aborted) ending. */
@@ -178,7 +179,7 @@ export function resultScore(result) {
   if (!result) return "*";
   if (result.winner === "white") return "1-0";
   if (result.winner === "black") return "0-1";
-  if (result.reason === "aborted" || result.reason === "no_first_move") return "*";
+  if (result.reason === "aborted") return "*";
   return "½-½";
 }
 

@@ -132,6 +132,8 @@ test("result sentences for each kind of ending", () => {
   assert.equal(resultText({ winner: null, reason: "timeout_vs_insufficient_material" }),
     "Draw: time out, but the opponent cannot checkmate");
   assert.equal(resultText({ winner: null, reason: "aborted" }), "Game aborted");
+  assert.equal(resultText({ winner: "white", reason: "no_start" }),
+    "White wins by forfeit: the opponent did not make a first move");
   assert.equal(resultScore({ winner: "white", reason: "timeout" }), "1-0");
   assert.equal(resultScore({ winner: null, reason: "fifty_moves" }), "½-½");
 });

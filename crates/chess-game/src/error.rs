@@ -57,6 +57,8 @@ pub enum GameError {
     BerserkNotAllowed,
     /// The player has berserked already.
     AlreadyBerserk,
+    /// A tournament's game cannot be aborted: resign instead.
+    MustBePlayed,
 }
 
 impl GameError {
@@ -88,6 +90,7 @@ impl GameError {
             GameError::RematchAlreadyAccepted => "rematch_already_accepted",
             GameError::BerserkNotAllowed => "berserk_not_allowed",
             GameError::AlreadyBerserk => "already_berserk",
+            GameError::MustBePlayed => "must_be_played",
         }
     }
 }
@@ -145,6 +148,9 @@ impl fmt::Display for GameError {
                 "berserk is possible only in an arena game that allows it, before both sides move",
             ),
             GameError::AlreadyBerserk => f.write_str("you have berserked already"),
+            GameError::MustBePlayed => {
+                f.write_str("a tournament game cannot be aborted: resign instead")
+            }
         }
     }
 }

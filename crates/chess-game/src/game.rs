@@ -335,8 +335,8 @@ impl Game {
         Some(self.saved.state.turn_started_at_ms + *remaining.get(color))
     }
 
-    /// The instant at which the game is aborted if the side to move has not
-    /// made its first move.
+    /// The instant at which the game is aborted (lost, in a mandatory game)
+    /// if the side to move has not made its first move.
     pub fn first_move_deadline(&self) -> Option<u64> {
         if self.ply() >= 2 || self.saved.state.result.is_some() {
             return None;
@@ -356,9 +356,10 @@ impl Game {
         self.flag_deadline().or_else(|| self.first_move_deadline())
     }
 
-    /// Whether either player may still abort: fewer than two moves made.
+    /// Whether either player may still abort: fewer than two moves made,
+    /// in a game that need not be played ([`GameSpec::with_mandatory`]).
     pub fn is_abortable(&self) -> bool {
-        self.saved.state.result.is_none() && self.ply() < 2
+        self.saved.state.result.is_none() && self.ply() < 2 && !self.spec().mandatory()
     }
 
     /// The side whose draw offer is open.
@@ -561,10 +562,11 @@ impl Game {
     ///
     /// # Errors
     /// [`GameError::GameOver`]; [`GameError::ResignNotAllowedYet`] before
-    /// both sides have moved (abort instead).
+    /// both sides have moved (abort instead), unless the game must be
+    /// played and so cannot be aborted.
     pub fn resign(&mut self, color: Color, now_ms: u64) -> Result<Vec<Event>, GameError> {
         self.command(now_ms, |game, now, events| {
-            if game.ply() < 2 {
+            if game.ply() < 2 && !game.spec().mandatory() {
                 return Err(GameError::ResignNotAllowedYet);
             }
             game.end(
@@ -618,13 +620,16 @@ impl Game {
     }
 
     /// Aborts the game (no result) before both sides have moved; either
-    /// player may do so.
+    /// player may do so, unless the game must be played.
     ///
     /// # Errors
     /// [`GameError::GameOver`]; [`GameError::AbortNotAllowed`] once both
-    /// sides have moved.
+    /// sides have moved; [`GameError::MustBePlayed`] in a mandatory game.
     pub fn abort(&mut self, now_ms: u64) -> Result<Vec<Event>, GameError> {
         self.command(now_ms, |game, now, events| {
+            if game.spec().mandatory() {
+                return Err(GameError::MustBePlayed);
+            }
             if game.ply() >= 2 {
                 return Err(GameError::AbortNotAllowed);
             }
@@ -1008,7 +1013,15 @@ impl Game {
             return Err(GameError::GameOver);
         }
         if self.first_move_deadline().is_some_and(|at| at <= now) {
-            self.end(now, ABORTED, events);
+            let result = if self.spec().mandatory() {
+                GameResult {
+                    winner: Some(!self.turn()),
+                    reason: EndReason::NoStart,
+                }
+            } else {
+                ABORTED
+            };
+            self.end(now, result, events);
             return Ok(true);
         }
         if let Some(flagged) = self.running_clock()

@@ -31,12 +31,15 @@ pub enum EndReason {
     Agreement,
     /// The game was aborted before both sides had moved: no result.
     Aborted,
+    /// In a game that must be played (a tournament's), the side to move did
+    /// not make its first move in time: the other side wins.
+    NoStart,
 }
 
 impl EndReason {
     /// The stable snake_case code: `checkmate`, `resignation`, `timeout`,
     /// `timeout_vs_insufficient_material`, `stalemate`, `threefold_repetition`, `fifty_moves`,
-    /// `insufficient_material`, `agreement`, `aborted`.
+    /// `insufficient_material`, `agreement`, `aborted`, `no_start`.
     pub const fn code(self) -> &'static str {
         match self {
             EndReason::Checkmate => "checkmate",
@@ -49,6 +52,7 @@ impl EndReason {
             EndReason::InsufficientMaterial => "insufficient_material",
             EndReason::Agreement => "agreement",
             EndReason::Aborted => "aborted",
+            EndReason::NoStart => "no_start",
         }
     }
 

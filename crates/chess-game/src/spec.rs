@@ -22,6 +22,7 @@ pub struct GameSpec {
     takeback_allowed: bool,
     rated: bool,
     berserkable: bool,
+    mandatory: bool,
 }
 
 /// Why a [`GameSpec`] cannot be built.
@@ -61,6 +62,7 @@ impl GameSpec {
             takeback_allowed: false,
             rated: false,
             berserkable: false,
+            mandatory: false,
         }
     }
 
@@ -82,6 +84,7 @@ impl GameSpec {
             takeback_allowed,
             rated: false,
             berserkable: false,
+            mandatory: false,
         })
     }
 
@@ -135,6 +138,20 @@ impl GameSpec {
         self.berserkable
     }
 
+    /// The same spec, for a game that must be played (a tournament's):
+    /// it cannot be aborted, and a first move not made in time loses it
+    /// ([`crate::EndReason::NoStart`]) instead of aborting it.
+    #[must_use]
+    pub fn with_mandatory(mut self, mandatory: bool) -> GameSpec {
+        self.mandatory = mandatory;
+        self
+    }
+
+    /// Whether the game must be played (see [`GameSpec::with_mandatory`]).
+    pub fn mandatory(&self) -> bool {
+        self.mandatory
+    }
+
     /// The time control of both sides.
     pub fn time_control(&self) -> TimeControl {
         self.time_control
@@ -164,6 +181,9 @@ struct SpecData {
     /// Absent (no berserk) in games stored before tournaments.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     berserkable: bool,
+    /// Absent (abortable) in games stored before tournaments.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    mandatory: bool,
 }
 
 #[cfg(feature = "serde")]
@@ -175,6 +195,7 @@ impl From<GameSpec> for SpecData {
             takeback_allowed: spec.takeback_allowed,
             rated: spec.rated,
             berserkable: spec.berserkable,
+            mandatory: spec.mandatory,
         }
     }
 }
@@ -186,7 +207,8 @@ impl TryFrom<SpecData> for GameSpec {
         Ok(
             GameSpec::from_fen(data.time_control, &data.initial_fen, data.takeback_allowed)?
                 .with_rated(data.rated)
-                .with_berserk(data.berserkable),
+                .with_berserk(data.berserkable)
+                .with_mandatory(data.mandatory),
         )
     }
 }

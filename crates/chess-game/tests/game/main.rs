@@ -5,6 +5,7 @@ mod clock;
 mod draw;
 mod endings;
 mod helpers;
+mod mandatory;
 mod persistence;
 mod premove;
 mod properties;

@@ -27,6 +27,7 @@ const NO_CLOCK_MS: u64 = 2_147_483_647;
 /// | stalemate | `stalemate` |
 /// | threefold repetition, fifty moves, insufficient material, agreement | `draw` |
 /// | aborted (by a player, or a first move not made in time) | `aborted` |
+/// | no start (a tournament game's first move not made in time) | `noStart` |
 pub fn status(status: GameStage, result: Option<&ResultView>) -> (&'static str, u32) {
     match (status, result) {
         (_, Some(result)) => match result.reason {
@@ -35,6 +36,7 @@ pub fn status(status: GameStage, result: Option<&ResultView>) -> (&'static str, 
             "stalemate" => ("stalemate", 32),
             "timeout" | "timeout_vs_insufficient_material" => ("outoftime", 35),
             "aborted" => ("aborted", 25),
+            "no_start" => ("noStart", 37),
             // threefold_repetition, fifty_moves, insufficient_material, agreement
             _ => ("draw", 34),
         },
@@ -345,6 +347,7 @@ mod tests {
             assert_eq!(ended(draw, None), ("draw", 34), "{draw}");
         }
         assert_eq!(ended("aborted", None).0, "aborted");
+        assert_eq!(ended("no_start", Some(Color::White)), ("noStart", 37));
         assert_eq!(status(GameStage::Open, None).0, "created");
         assert_eq!(status(GameStage::Playing, None), ("started", 20));
     }
