@@ -360,8 +360,27 @@ impl Registry {
     /// # Errors
     /// The store's failure.
     pub async fn create(self: &Arc<Self>, new: NewGame) -> StoreResult<GameHandle> {
+        let (row, game) = self.new_row(&new);
+        self.context.writer.insert_game(row.clone()).await?;
+        let players = ByColor {
+            white: new.white,
+            black: new.black,
+        };
+        let mut games = self.lock_games();
+        Ok(self.host(&mut games, Entry::new(row, game, players)))
+    }
+
+    /// The row of `new` as [`Registry::create`] would store it, starting
+    /// now, for a caller that stores it with more of its own (a
+    /// tournament's pairings): once stored, the game loads where it is
+    /// opened, like any game another node created.
+    pub fn new_row(&self, new: &NewGame) -> (GameRow, Game) {
         let now = self.context.now();
-        let game = Game::new(new.spec, self.context.settings_for(new.mode), now.millis());
+        let game = Game::new(
+            new.spec.clone(),
+            self.context.settings_for(new.mode),
+            now.millis(),
+        );
         let open = new.white.is_none() || new.black.is_none();
         let status = if open {
             GameStage::Open
@@ -387,13 +406,7 @@ impl Registry {
             recent_events: "[]".to_owned(),
             premove_nodes: ByColor::default(),
         };
-        self.context.writer.insert_game(row.clone()).await?;
-        let players = ByColor {
-            white: new.white,
-            black: new.black,
-        };
-        let mut games = self.lock_games();
-        Ok(self.host(&mut games, Entry::new(row, game, players)))
+        (row, game)
     }
 
     /// Calls `call` with the handle of game `id` (loading it if needed),

@@ -82,6 +82,15 @@ pub fn spec_of(state: &str) -> Result<GameSpec, StoreError> {
     parse_state(state).map(|stored| stored.spec)
 }
 
+/// Which sides berserked, from a game's `games.state` JSON: what a
+/// tournament's scoring reads of each game without rebuilding it.
+///
+/// # Errors
+/// A corrupt [`StoreError`] when the JSON does not parse.
+pub fn berserk_of(state: &str) -> Result<chess_rules::ByColor<bool>, StoreError> {
+    parse_state(state).map(|stored| stored.state.berserk)
+}
+
 fn parse_state(state: &str) -> Result<StoredState, StoreError> {
     serde_json::from_str(state).map_err(|e| StoreError::corrupt(format!("game state: {e}")))
 }

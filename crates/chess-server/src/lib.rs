@@ -44,6 +44,7 @@ pub mod settings;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+pub mod tournament;
 pub mod turns;
 pub mod ws;
 

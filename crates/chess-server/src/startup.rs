@@ -99,6 +99,8 @@ pub struct Application {
     sqlite_claim: Option<chess_store::SqliteClaim>,
     /// With `REWARD_WEBHOOK_URL`, the deliverer of reward requests.
     deliverer: Option<tokio::task::JoinHandle<()>>,
+    /// The tournament director, which runs the tournaments this node holds.
+    director: tokio::task::JoinHandle<()>,
 }
 
 impl Application {
@@ -279,6 +281,7 @@ impl Application {
                 shutdown.subscribe(),
             )
         });
+        let director = crate::tournament::director::start(state.clone(), shutdown.subscribe());
         let router = crate::http::routes::router(state.clone())
             .merge(crate::auth::routes::router(accounts))
             .merge(crate::lichess::routes::router(state.clone()))
@@ -330,6 +333,7 @@ impl Application {
             metrics_endpoint,
             sqlite_claim,
             deliverer,
+            director,
         })
     }
 
@@ -402,6 +406,7 @@ impl Application {
             metrics_endpoint,
             sqlite_claim,
             deliverer,
+            director,
             ..
         } = self;
         if let Some(endpoint) = metrics_endpoint {
@@ -430,6 +435,14 @@ impl Application {
         // commits what they queued; then nothing uses the pool any more.
         if let Some(listener) = listener_task {
             let _ = tokio::time::timeout(SHUTDOWN_GRACE, listener).await;
+        }
+        // The director gives its tournaments back, so that another node
+        // runs them at once rather than when the leases run out.
+        if tokio::time::timeout(SHUTDOWN_GRACE, director)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the tournament director did not stop in time; its leases will run out");
         }
         registry.stop(SHUTDOWN_GRACE).await;
         if tokio::time::timeout(SHUTDOWN_GRACE, writer).await.is_err() {

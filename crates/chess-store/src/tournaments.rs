@@ -578,6 +578,19 @@ impl Store {
         now: i64,
         lease_ms: i64,
     ) -> Result<Vec<TournamentRow>> {
+        // Most of the time nothing is due: a read, not a write every tick
+        // (on SQLite a write takes the lock the game writer needs).
+        let due: Option<(String,)> = with_conn!(self, conn => {
+            sqlx::query_as(
+                "select id from tournaments where status <> 'finished' and starts_at <= $1 limit 1",
+            )
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await?
+        });
+        if due.is_none() {
+            return Ok(Vec::new());
+        }
         // Postgres re-checks the condition of a row another node updated
         // meanwhile (read committed), so two nodes never both claim one.
         let sql = format!(

@@ -578,7 +578,7 @@ pub async fn deliver(state: &AppState, notice: &ApiNotice) {
 }
 
 /// Delivers `notice` to this node's streams and tells the other nodes.
-async fn publish(state: &AppState, notice: ApiNotice) {
+pub(crate) async fn publish(state: &AppState, notice: ApiNotice) {
     deliver(state, &notice).await;
     notices::tell_other_nodes(&state.store, state.registry.node_id(), notice).await;
 }
