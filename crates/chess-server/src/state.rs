@@ -47,6 +47,8 @@ pub struct Services {
     /// Games (seeks, challenges, local and computer games) one player may
     /// create per minute.
     pub game_limits: Arc<RateLimiter<uuid::Uuid>>,
+    /// Tournaments one account may create per day (on this node).
+    pub tournament_limits: Arc<RateLimiter<uuid::Uuid>>,
     /// The live games this node hosts.
     pub registry: Arc<Registry>,
     pub lobby: Arc<Lobby>,

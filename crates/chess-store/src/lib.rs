@@ -473,6 +473,7 @@ impl Store {
     /// The SQLite pools, the shared one and the writer's; empty on
     /// Postgres. For tests and tools that must reach the server's own
     /// connections (per-connection pragmas).
+    #[cfg(feature = "testing")]
     pub(crate) fn sqlite_pools(&self) -> Vec<SqlitePool> {
         [&self.pool, &self.writer]
             .into_iter()

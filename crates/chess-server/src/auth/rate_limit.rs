@@ -52,6 +52,13 @@ pub const GAMES_PER_PLAYER: Limit = Limit {
     window: Duration::from_secs(60),
 };
 
+/// Tournaments one account may create: enough for a club's week, not a
+/// flood of listings.
+pub const TOURNAMENTS_PER_ACCOUNT: Limit = Limit {
+    max: 12,
+    window: Duration::from_secs(24 * 60 * 60),
+};
+
 /// Refused: try again after this long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("too many attempts: try again in {} s", .0.as_secs_f64().ceil())]

@@ -272,9 +272,58 @@ fn lichess_speed(name: &str) -> Option<&'static str> {
 
 /// What an export writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
+pub enum Format {
     Pgn,
     Ndjson,
+}
+
+impl Format {
+    /// NDJSON when the client accepts `application/x-ndjson`, else PGN (as
+    /// lichess's exports choose).
+    pub fn accepted(headers: &HeaderMap) -> Format {
+        let ndjson = headers
+            .get(ACCEPT)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|accept| accept.contains("application/x-ndjson"));
+        if ndjson { Format::Ndjson } else { Format::Pgn }
+    }
+
+    pub const fn content_type(self) -> &'static str {
+        match self {
+            Format::Pgn => "application/x-chess-pgn; charset=utf-8",
+            Format::Ndjson => "application/x-ndjson",
+        }
+    }
+
+    /// `games` written one after the other: PGN games separated by a blank
+    /// line, or one JSON game per line.
+    ///
+    /// # Errors
+    /// A stored game that does not replay.
+    pub fn write(self, games: Vec<StoredGame>) -> Result<String, chess_store::StoreError> {
+        let now = now_ms();
+        let mut chunk = String::new();
+        for stored in games {
+            let StoredGame {
+                row,
+                players,
+                moves,
+            } = stored;
+            let game = GameSnapshot::from_stored(&row, players, &moves, now)
+                .map_err(|error| chess_store::StoreError::Corrupt(error.to_string()))?;
+            match self {
+                Format::Pgn => {
+                    chunk.push_str(&crate::http::pgn::export(&game));
+                    chunk.push_str("\n\n");
+                }
+                Format::Ndjson => {
+                    chunk.push_str(&lichess_game(&game).to_string());
+                    chunk.push('\n');
+                }
+            }
+        }
+        Ok(chunk)
+    }
 }
 
 /// `GET /api/games/user/{username}`: every finished game of the player,
@@ -292,15 +341,7 @@ async fn export(
     let (id, _) = account(&state, &username)
         .await?
         .ok_or_else(player_not_found)?;
-    let format = if headers
-        .get(ACCEPT)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|accept| accept.contains("application/x-ndjson"))
-    {
-        Format::Ndjson
-    } else {
-        Format::Pgn
-    };
+    let format = Format::accepted(&headers);
     let mut filter = ArchiveFilter {
         since: query.since,
         until: query.until,
@@ -327,10 +368,6 @@ async fn export(
     } else {
         query.max.unwrap_or(u64::MAX)
     };
-    let content_type = match format {
-        Format::Pgn => "application/x-chess-pgn; charset=utf-8",
-        Format::Ndjson => "application/x-ndjson",
-    };
     let pages = ExportPages {
         store: state.store.clone(),
         player: id,
@@ -341,9 +378,10 @@ async fn export(
     };
     let body = Body::from_stream(futures_util::stream::unfold(pages, ExportPages::next));
     let mut response = body.into_response();
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(format.content_type()),
+    );
     Ok(response)
 }
 
@@ -402,28 +440,7 @@ impl ExportPages {
         };
         let ids: Vec<Uuid> = entries.iter().map(|entry| entry.game_id).collect();
         let games = self.store.stored_games(&ids).await?;
-        let now = now_ms();
-        let mut chunk = String::new();
-        for stored in games {
-            let StoredGame {
-                row,
-                players,
-                moves,
-            } = stored;
-            let game = GameSnapshot::from_stored(&row, players, &moves, now)
-                .map_err(|error| chess_store::StoreError::Corrupt(error.to_string()))?;
-            match self.format {
-                Format::Pgn => {
-                    chunk.push_str(&crate::http::pgn::export(&game));
-                    chunk.push_str("\n\n");
-                }
-                Format::Ndjson => {
-                    chunk.push_str(&lichess_game(&game).to_string());
-                    chunk.push('\n');
-                }
-            }
-        }
-        Ok(Some(Bytes::from(chunk)))
+        Ok(Some(Bytes::from(self.format.write(games)?)))
     }
 }
 

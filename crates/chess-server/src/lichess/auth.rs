@@ -33,14 +33,17 @@ pub enum Scope {
     ChallengeRead,
     /// Create, accept, decline and cancel challenges.
     ChallengeWrite,
+    /// Create, join, withdraw from and end tournaments.
+    TournamentWrite,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 4] = [
+    pub const ALL: [Scope; 5] = [
         Scope::BoardPlay,
         Scope::BotPlay,
         Scope::ChallengeRead,
         Scope::ChallengeWrite,
+        Scope::TournamentWrite,
     ];
 
     /// Lichess's name of the scope.
@@ -50,6 +53,7 @@ impl Scope {
             Scope::BotPlay => "bot:play",
             Scope::ChallengeRead => "challenge:read",
             Scope::ChallengeWrite => "challenge:write",
+            Scope::TournamentWrite => "tournament:write",
         }
     }
 

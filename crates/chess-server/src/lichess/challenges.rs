@@ -15,7 +15,6 @@ use std::time::Instant;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use chess_game::{GameSpec, RealTime, TimeControl};
 use chess_live::{GameMode, NewGame, PlayerRow, now_ms};
@@ -25,6 +24,7 @@ use uuid::Uuid;
 
 use super::auth::{ApiUser, Scope};
 use super::events;
+use super::form::{asks_rated, fields, number};
 use super::notices::{self, ApiNotice};
 use super::reply::{ApiFailure, KEEP_ALIVE, line, ndjson, ok};
 use super::shapes::{self, ApiPlayer};
@@ -185,45 +185,6 @@ async fn answer(
         .ok_or_else(|| ApiFailure::new(axum::http::StatusCode::NOT_FOUND, "No such user"))
 }
 
-/// The fields of a form (or JSON object) body.
-fn fields(headers: &HeaderMap, body: &Bytes) -> Result<HashMap<String, String>, ApiFailure> {
-    let json = headers
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"));
-    if json {
-        let object: serde_json::Map<String, Value> = serde_json::from_slice(body)
-            .map_err(|error| ApiFailure::bad_request(format!("Invalid JSON body: {error}")))?;
-        // Clients send unset fields as null (berserk does): absent.
-        return Ok(object
-            .into_iter()
-            .filter_map(|(key, value)| match value {
-                Value::Null => None,
-                Value::String(text) => Some((key, text)),
-                other => Some((key, other.to_string())),
-            })
-            .collect());
-    }
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(body)
-        .map_err(|error| ApiFailure::bad_request(format!("Invalid form body: {error}")))?;
-    Ok(pairs.into_iter().collect())
-}
-
-fn number(fields: &HashMap<String, String>, name: &str) -> Result<Option<f64>, ApiFailure> {
-    fields
-        .get(name)
-        .filter(|text| !text.is_empty())
-        .map(|text| {
-            text.parse::<f64>()
-                .ok()
-                .filter(|value| value.is_finite() && *value >= 0.0)
-                .ok_or_else(|| {
-                    ApiFailure::bad_request(format!("{name}: expected a number, not {text:?}"))
-                })
-        })
-        .transpose()
-}
-
 fn real_time(initial_s: f64, increment_s: f64) -> Result<TimeControl, ApiFailure> {
     // Whole milliseconds; the game crate checks the bounds.
     let initial_ms = (initial_s * 1000.0).round() as u64;
@@ -231,14 +192,6 @@ fn real_time(initial_s: f64, increment_s: f64) -> Result<TimeControl, ApiFailure
     RealTime::new(initial_ms, increment_ms)
         .map(TimeControl::RealTime)
         .map_err(|error| ApiFailure::bad_request(error.to_string()))
-}
-
-/// Whether a game request asks to be rated (`rated=true`). It is rated
-/// only between two accounts that are not bots: with a bot it is casual.
-fn asks_rated(fields: &HashMap<String, String>) -> bool {
-    fields
-        .get("rated")
-        .is_some_and(|rated| rated.eq_ignore_ascii_case("true"))
 }
 
 /// The fields every game request shares: `variant` (only standard) and

@@ -2,7 +2,7 @@
 
 use axum::routing::{delete, get, post};
 
-use super::{account, challenges, event_stream, games, tokens};
+use super::{account, challenges, event_stream, games, tokens, tournaments};
 use crate::state::AppState;
 
 /// Every route of the API. `GET /api/account` is shared with the web's
@@ -22,7 +22,18 @@ pub fn router(state: AppState) -> axum::Router {
         .route("/api/challenge/{id}/cancel", post(challenges::cancel))
         .route("/api/board/seek", post(challenges::seek))
         .route("/api/board/game/stream/{id}", get(games::board_stream))
-        .route("/api/bot/game/stream/{id}", get(games::bot_stream));
+        .route("/api/bot/game/stream/{id}", get(games::bot_stream))
+        .route("/api/tournament", post(tournaments::create))
+        .route("/api/tournament/{id}", get(tournaments::info))
+        .route("/api/tournament/{id}/join", post(tournaments::join))
+        .route("/api/tournament/{id}/withdraw", post(tournaments::withdraw))
+        .route(
+            "/api/tournament/{id}/terminate",
+            post(tournaments::terminate),
+        )
+        .route("/api/tournament/{id}/results", get(tournaments::results))
+        .route("/api/tournament/{id}/games", get(tournaments::games))
+        .route("/api/team/{id}/arena", get(tournaments::team_arenas));
     // The same actions under both prefixes; the handler checks the token
     // and the account kind each prefix requires.
     for api in ["board", "bot"] {

@@ -3,6 +3,7 @@
 //! computed from the stored games. The rules themselves are the
 //! `chess-tournament` crate's; the rows are `chess_store::tournaments`.
 
+pub mod arenas;
 pub mod director;
 #[cfg(test)]
 mod fixtures;

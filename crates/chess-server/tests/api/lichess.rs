@@ -10,13 +10,13 @@ use crate::helpers::{Guest, TestApp};
 use crate::on_both_backends;
 
 /// An account with a token.
-struct Player {
-    web: Guest,
-    token: String,
+pub(crate) struct Player {
+    pub(crate) web: Guest,
+    pub(crate) token: String,
 }
 
 /// One NDJSON response, read line by line.
-struct Ndjson {
+pub(crate) struct Ndjson {
     response: reqwest::Response,
     buffer: Vec<u8>,
     keep_alives: usize,
@@ -25,7 +25,7 @@ struct Ndjson {
 impl Ndjson {
     /// The next JSON line (keep-alive lines are counted and skipped);
     /// `None` when the stream ended or nothing came within `wait`.
-    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+    pub(crate) async fn next_within(&mut self, wait: Duration) -> Option<Value> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             if let Some(end) = self.buffer.iter().position(|byte| *byte == b'\n') {
@@ -45,14 +45,14 @@ impl Ndjson {
         }
     }
 
-    async fn next(&mut self) -> Value {
+    pub(crate) async fn next(&mut self) -> Value {
         self.next_within(Duration::from_secs(10))
             .await
             .expect("a line on the stream")
     }
 
     /// The next line of `kind`, skipping others.
-    async fn next_of(&mut self, kind: &str) -> Value {
+    pub(crate) async fn next_of(&mut self, kind: &str) -> Value {
         loop {
             let line = self.next().await;
             if line["type"] == kind {
@@ -76,7 +76,7 @@ impl Ndjson {
 
 impl TestApp {
     /// A new account named `name` with a token of `scopes`.
-    async fn api_player(&self, name: &str, scopes: &[&str]) -> Player {
+    pub(crate) async fn api_player(&self, name: &str, scopes: &[&str]) -> Player {
         let guest = self.guest().await;
         let web = self.sign_up(&guest, name).await;
         let token = self.new_token(&web, scopes).await;
@@ -96,7 +96,7 @@ impl TestApp {
     }
 
     /// A request with a bearer token and an optional form body.
-    async fn api(
+    pub(crate) async fn api(
         &self,
         method: &str,
         path: &str,
@@ -112,7 +112,7 @@ impl TestApp {
         )
     }
 
-    async fn api_response(
+    pub(crate) async fn api_response(
         &self,
         method: &str,
         path: &str,
@@ -136,7 +136,7 @@ impl TestApp {
         request.send().await.expect("request")
     }
 
-    async fn stream(&self, path: &str, token: &str) -> Ndjson {
+    pub(crate) async fn stream(&self, path: &str, token: &str) -> Ndjson {
         let response = self.api_response("GET", path, Some(token), &[]).await;
         assert_eq!(response.status(), 200, "GET {path}");
         assert_eq!(
@@ -218,7 +218,7 @@ async fn board_game(app: &TestApp, form: &[(&str, &str)]) -> (Player, Player, St
     (alice, bob, game_id)
 }
 
-fn error_text(body: &Value) -> &str {
+pub(crate) fn error_text(body: &Value) -> &str {
     body["error"]
         .as_str()
         .unwrap_or_else(|| panic!("a lichess error: {body}"))

@@ -30,4 +30,5 @@ mod restart;
 mod reward_webhook;
 mod security;
 mod slow_database;
+mod tournaments;
 mod writer;
