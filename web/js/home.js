@@ -9,6 +9,7 @@ import { identityText } from "./account-text.js";
 import { goToStartedGame } from "./lobby-follow.js";
 import { Sounds } from "./sound.js";
 import { countedTitle, newlyYourMove, sinceText, yourMoveGames } from "./your-move.js";
+import { refreshArenas, wireArenaForm } from "./home-arenas.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
@@ -281,10 +282,13 @@ async function main() {
     $("#me").textContent = identityText(who);
     showAccountLink(who);
   }
+  wireArenaForm(who, notice);
   offerNotifications();
   connectLobby();
   await refreshLists();
   setInterval(refreshLists, 10_000);
+  await refreshArenas(notice);
+  setInterval(() => refreshArenas(notice), 10_000);
 }
 
 main();

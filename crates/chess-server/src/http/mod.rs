@@ -23,4 +23,5 @@ pub mod ratings;
 pub mod routes;
 pub mod security;
 pub mod summary;
+pub mod tournaments;
 pub mod web;

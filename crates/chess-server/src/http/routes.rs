@@ -68,6 +68,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/socket", get(game_socket))
         .merge(crate::http::ratings::routes())
         .merge(crate::http::archive::routes())
+        .merge(crate::http::tournaments::routes())
         .merge(web)
         .with_state(state)
 }

@@ -34,6 +34,11 @@ impl ApiFailure {
         }
     }
 
+    /// The sentence it says.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// `400`: the request cannot be done (an illegal move, a bad field).
     pub fn bad_request(message: impl Into<String>) -> ApiFailure {
         ApiFailure::new(StatusCode::BAD_REQUEST, message)

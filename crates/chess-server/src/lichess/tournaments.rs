@@ -68,7 +68,7 @@ const fn status_number(status: TournamentStatus) -> u32 {
 }
 
 /// The name as lichess shows it: with "Arena" after it.
-fn full_name(name: &str) -> String {
+pub fn full_name(name: &str) -> String {
     if name.to_lowercase().ends_with("arena") {
         name.to_owned()
     } else {
@@ -77,7 +77,7 @@ fn full_name(name: &str) -> String {
 }
 
 /// An arena as lichess's tournament lists show it.
-fn arena_json(tournament: &TournamentRow, created_by: &str, players: usize, now: i64) -> Value {
+pub fn arena_json(tournament: &TournamentRow, created_by: &str, players: usize, now: i64) -> Value {
     let perf = arenas::perf(tournament);
     let mut value = json!({
         "id": tournament.id,
@@ -269,8 +269,17 @@ fn whole(fields: &Fields, name: &str) -> Result<Option<i64>, ApiFailure> {
         .transpose()
 }
 
-/// The arena `fields` ask for, for `user`, at `now`.
-fn settings(fields: &Fields, user: &ApiUser, now: i64) -> Result<ArenaSettings, ApiFailure> {
+/// The arena `fields` (lichess's names, which the web page sends too) ask
+/// for at `now`, named `default_name` when they name none. The settings
+/// are read, not yet checked ([`ArenaSettings::check`]).
+///
+/// # Errors
+/// `400` for a field that cannot be read or a feature this server lacks.
+pub fn settings(
+    fields: &Fields,
+    default_name: &str,
+    now: i64,
+) -> Result<ArenaSettings, ApiFailure> {
     refuse_unsupported(fields)?;
     let required = |name: &str| ApiFailure::bad_request(format!("{name}: required"));
     let clock_minutes = number(fields, "clockTime")?.ok_or_else(|| required("clockTime"))?;
@@ -290,7 +299,7 @@ fn settings(fields: &Fields, user: &ApiUser, now: i64) -> Result<ArenaSettings, 
         .get("name")
         .map(|name| name.trim())
         .filter(|name| !name.is_empty())
-        .unwrap_or(&user.username);
+        .unwrap_or(default_name);
     let club_id = fields
         .get("conditions.teamMember.teamId")
         .filter(|club| !club.is_empty())
@@ -319,7 +328,7 @@ pub async fn create(
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::TournamentWrite])?;
     let now = now_ms().to_stored();
-    let settings = settings(&fields(&headers, &body)?, &user, now)?;
+    let settings = settings(&fields(&headers, &body)?, &user.username, now)?;
     settings
         .check(now)
         .map_err(|bad| ApiFailure::bad_request(bad.0))?;
@@ -511,12 +520,7 @@ pub async fn team_arenas(
     let now = now_ms().to_stored();
     let mut lines = Vec::with_capacity(rows.len());
     for row in rows {
-        let players = state.store.tournament_players(&row.id).await?.len();
-        let created_by = state
-            .store
-            .player(row.created_by)
-            .await?
-            .map_or_else(String::new, |player| player.name);
+        let (created_by, players) = arenas::listed(&state.store, &row).await?;
         lines.push(line(&arena_json(&row, &created_by, players, now)));
     }
     Ok(ndjson(futures_util::stream::iter(lines)))

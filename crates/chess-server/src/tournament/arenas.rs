@@ -213,6 +213,23 @@ pub async fn join(store: &Store, id: &str, player: Uuid) -> Result<(), Tournamen
     store.join_tournament(id, player, rating, now).await
 }
 
+/// Who created `tournament` (their username) and how many players it
+/// has: what a listing shows beside the row.
+///
+/// # Errors
+/// The database error.
+pub async fn listed(
+    store: &Store,
+    tournament: &TournamentRow,
+) -> Result<(String, usize), StoreError> {
+    let players = store.tournament_players(&tournament.id).await?.len();
+    let created_by = store
+        .player(tournament.created_by)
+        .await?
+        .map_or_else(String::new, |player| player.name);
+    Ok((created_by, players))
+}
+
 /// An arena as it stands: its rows and the standings computed from them.
 #[derive(Clone, Debug)]
 pub struct ArenaView {

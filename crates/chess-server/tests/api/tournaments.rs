@@ -415,3 +415,150 @@ on_both_backends!(
         assert_eq!(over["podium"][0]["nb"]["game"], 1, "{over}");
     }
 );
+
+on_both_backends!(
+    the_web_lists_arenas_and_takes_a_paired_player_to_the_game,
+    |app: TestApp| async move {
+        let (status, lists) = app.get("/api/arenas", None).await;
+        assert_eq!(status, 200, "{lists}");
+        assert_eq!(
+            lists,
+            json!({ "running": [], "upcoming": [], "finished": [] })
+        );
+
+        let guest = app.guest().await;
+        let form = json!({ "clockTime": 3, "clockIncrement": 0, "minutes": 30, "waitMinutes": 0 });
+        let (status, body) = app.post("/api/arenas", &guest, form.clone()).await;
+        assert_eq!(status, 401, "guests do not organise: {body}");
+        assert_eq!(body["error"]["code"], "not_signed_in");
+
+        let alice = app.sign_up(&app.guest().await, "Alice").await;
+        let bob = app.sign_up(&app.guest().await, "Bob").await;
+        let (status, body) = app
+            .post(
+                "/api/arenas",
+                &alice,
+                json!({ "clockTime": 1.7, "clockIncrement": 0, "minutes": 30 }),
+            )
+            .await;
+        assert_eq!(status, 422, "{body}");
+        assert_eq!(body["error"]["code"], "bad_settings");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("clockTime")
+        );
+        let (status, lists) = app.get("/api/arenas", None).await;
+        assert_eq!(
+            (status, &lists["upcoming"]),
+            (200, &json!([])),
+            "nothing stored"
+        );
+
+        let (status, created) = app.post("/api/arenas", &alice, form).await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["id"].as_str().unwrap().to_owned();
+        assert_eq!(created["full_name"], "Alice Arena");
+        assert_eq!(created["clock"], json!({ "base_s": 180, "increment_s": 0 }));
+        let (status, page) = app.get_text(&format!("/tournament/{id}")).await;
+        assert_eq!(status, 200);
+        assert!(page.contains("tournament.js"), "the arena page");
+        assert_eq!(app.get_text("/tournament/nosuchid").await.0, 404);
+
+        for player in [&alice, &bob] {
+            let (status, body) = app
+                .send(
+                    "POST",
+                    &format!("/api/arenas/{id}/join"),
+                    Some(&player.cookie),
+                    None,
+                )
+                .await;
+            assert_eq!(status, 204, "{body}");
+        }
+        // Both are paired by the director: each sees the same game as theirs.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        let games = loop {
+            let (_, a) = app
+                .get(&format!("/api/arenas/{id}"), Some(&alice.cookie))
+                .await;
+            let (_, b) = app
+                .get(&format!("/api/arenas/{id}"), Some(&bob.cookie))
+                .await;
+            if a["me"]["game_id"].is_string() && b["me"]["game_id"].is_string() {
+                assert_eq!(a["status"], "started");
+                assert_eq!(a["me"]["joined"], true);
+                assert_eq!(a["me"]["organiser"], true);
+                assert_eq!(b["me"]["organiser"], false);
+                break (a["me"]["game_id"].clone(), b["me"]["game_id"].clone());
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "paired within 20 s: {a}"
+            );
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        };
+        assert_eq!(games.0, games.1);
+        let game_id = games.0.as_str().unwrap();
+        let state = app.state(game_id, Some(&alice)).await;
+        assert_eq!(state["game_id"], game_id, "{state}");
+        assert_ne!(state["seat"], "none", "Alice holds a seat: {state}");
+
+        let (_, view) = app.get(&format!("/api/arenas/{id}"), None).await;
+        assert!(view.get("me").is_none(), "no session, no own state");
+        assert_eq!(view["standings"]["lines"].as_array().unwrap().len(), 2);
+        assert_eq!(view["standings"]["pages"], 1);
+        let (_, lists) = app.get("/api/arenas", None).await;
+        assert_eq!(lists["running"][0]["id"], id.as_str());
+        assert_eq!(lists["running"][0]["players"], 2);
+
+        let (status, body) = app
+            .send(
+                "POST",
+                &format!("/api/arenas/{id}/terminate"),
+                Some(&bob.cookie),
+                None,
+            )
+            .await;
+        assert_eq!(status, 403, "{body}");
+        assert_eq!(body["error"]["code"], "not_the_organiser");
+        let (status, _) = app
+            .send(
+                "POST",
+                &format!("/api/arenas/{id}/withdraw"),
+                Some(&bob.cookie),
+                None,
+            )
+            .await;
+        assert_eq!(status, 204);
+        let (_, view) = app
+            .get(&format!("/api/arenas/{id}"), Some(&bob.cookie))
+            .await;
+        assert_eq!(view["me"]["withdrawn"], true);
+        let (status, _) = app
+            .send(
+                "POST",
+                &format!("/api/arenas/{id}/terminate"),
+                Some(&alice.cookie),
+                None,
+            )
+            .await;
+        assert_eq!(status, 204);
+        let (_, view) = app.get(&format!("/api/arenas/{id}"), None).await;
+        assert_eq!(view["status"], "finished");
+        assert_eq!(view["podium"].as_array().unwrap().len(), 2);
+        let (status, body) = app
+            .send(
+                "POST",
+                &format!("/api/arenas/{id}/join"),
+                Some(&bob.cookie),
+                None,
+            )
+            .await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (409, &json!("tournament_over"))
+        );
+    }
+);
