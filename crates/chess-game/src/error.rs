@@ -59,6 +59,8 @@ pub enum GameError {
     AlreadyBerserk,
     /// A tournament's game cannot be aborted: resign instead.
     MustBePlayed,
+    /// A tournament's game has no rematch: the tournament pairs its players.
+    NoRematchInTournament,
 }
 
 impl GameError {
@@ -91,6 +93,7 @@ impl GameError {
             GameError::BerserkNotAllowed => "berserk_not_allowed",
             GameError::AlreadyBerserk => "already_berserk",
             GameError::MustBePlayed => "must_be_played",
+            GameError::NoRematchInTournament => "no_rematch_in_tournament",
         }
     }
 }
@@ -150,6 +153,9 @@ impl fmt::Display for GameError {
             GameError::AlreadyBerserk => f.write_str("you have berserked already"),
             GameError::MustBePlayed => {
                 f.write_str("a tournament game cannot be aborted: resign instead")
+            }
+            GameError::NoRematchInTournament => {
+                f.write_str("a tournament game has no rematch: the tournament pairs you again")
             }
         }
     }

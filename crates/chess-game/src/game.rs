@@ -1235,6 +1235,10 @@ impl Game {
 
     /// The rematch state, once the game is over.
     fn rematch_state_after_game(&self) -> Result<RematchState, GameError> {
+        // A tournament pairs its players itself: its games have no rematch.
+        if self.spec().mandatory() {
+            return Err(GameError::NoRematchInTournament);
+        }
         if self.is_over() {
             Ok(self.saved.state.rematch)
         } else {

@@ -83,3 +83,22 @@ fn mandatory_survives_a_restore() {
     assert!(restored.spec().mandatory());
     assert_eq!(restored.abort(T0 + 2_000), Err(GameError::MustBePlayed));
 }
+
+#[test]
+fn a_tournament_game_has_no_rematch() {
+    let mut g = tournament_game("3+0");
+    g.resign(White, T0 + 1_000).expect("resigned");
+    let before = g.saved().clone();
+    assert_eq!(
+        g.offer_rematch(Black, T0 + 2_000),
+        Err(GameError::NoRematchInTournament)
+    );
+    assert_eq!(g.saved(), &before, "a refused offer changes nothing");
+    let mut ordinary = game("3+0");
+    play(&mut ordinary, White, "e2e4", T0 + 500);
+    play(&mut ordinary, Black, "e7e5", T0 + 900);
+    ordinary.resign(White, T0 + 1_000).expect("resigned");
+    ordinary
+        .offer_rematch(Black, T0 + 2_000)
+        .expect("an ordinary game has one");
+}
