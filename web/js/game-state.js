@@ -73,6 +73,9 @@ export function applyServerMessage(game, msg) {
         next.players = { ...next.players, [ev.color]: ev.player };
       } else if (ev.kind === "rematch_started") {
         next.rematch_game_id = ev.game_id;
+      } else if (ev.kind === "berserk") {
+        next.berserk = { ...(next.berserk ?? { white: false, black: false }), [ev.color]: true };
+        effects.push({ kind: "berserk", color: ev.color });
       }
       // The server clears a premove when it is played (a `premove` message
       // follows); a game that ended has none.
@@ -210,22 +213,28 @@ export function availableControls(game) {
   const rematchBy = game.offers?.rematch ?? null;
   const online = game.mode === "online";
   const aborted = finished && game.result?.reason === "aborted";
-  // Abort is possible until both sides have made their first move.
+  // Abort is possible until both sides have made their first move; a
+  // tournament's game is never aborted (resign instead, at any time) and has
+  // no rematch: the tournament pairs its players.
   const bothMoved = game.moves.length >= 2;
+  const tournament = game.mandatory === true;
+  const rematch = !tournament;
   return {
-    abort: player && playing && !bothMoved,
-    resign: player && playing && bothMoved,
+    abort: player && playing && !bothMoved && !tournament,
+    resign: player && playing && (bothMoved || tournament),
+    // Berserk: in an arena game that allows it, before both sides have moved, once.
+    berserk: player && playing && !bothMoved && game.berserk != null && mine.length === 1 && !game.berserk[mine[0]],
     drawOffer: player && playing && online && bothMoved && drawBy === null,
     drawAccept: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawDecline: player && playing && online && drawBy !== null && !mine.includes(drawBy),
     drawWithdraw: player && playing && online && drawBy !== null && mine.includes(drawBy),
     // On one screen and against the computer a rematch starts at once (colours swapped).
     // A game that never started has nothing to answer: a new game is offered instead.
-    rematchOffer: player && finished && !aborted && !game.rematch_game_id && (online ? rematchBy === null : true),
-    newGame: finished && (aborted || !player),
-    rematchAccept: player && finished && !aborted && online && rematchBy !== null && !mine.includes(rematchBy),
-    rematchDecline: player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
-    rematchWithdraw: player && finished && online && rematchBy !== null && mine.includes(rematchBy),
+    rematchOffer: rematch && player && finished && !aborted && !game.rematch_game_id && (online ? rematchBy === null : true),
+    newGame: finished && (aborted || !player) && !tournament,
+    rematchAccept: rematch && player && finished && !aborted && online && rematchBy !== null && !mine.includes(rematchBy),
+    rematchDecline: rematch && player && finished && online && rematchBy !== null && !mine.includes(rematchBy),
+    rematchWithdraw: rematch && player && finished && online && rematchBy !== null && mine.includes(rematchBy),
     takeback: player && playing && (oneScreen || vsComputer) && game.moves.length > 0,
   };
 }

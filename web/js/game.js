@@ -3,6 +3,7 @@
 // server; this file keeps the local view state (selection, orientation,
 // review position, promotion choice) and turns taps into intents.
 
+import { showTournament } from "./game-tournament.js";
 import * as api from "./api.js";
 import { BoardView, boardModel, applyUci, parseUci, piecesFromFen } from "./board.js";
 import { pieceSvg } from "./pieces.js";
@@ -134,12 +135,14 @@ function renderRating(el, color) {
 
 function renderPlayers(captured) {
   const g = view.game;
+  if (g.mandatory) showTournament(gameId);
   const bottom = view.orientation;
   const top = bottom === "white" ? "black" : "white";
   for (const [slot, color] of [["#player-top", top], ["#player-bottom", bottom]]) {
     const el = $(slot);
     el.dataset.color = color;
     el.querySelector(".name").textContent = playerName(g.players?.[color], color);
+    el.querySelector(".berserked").hidden = !g.berserk?.[color];
     renderRating(el.querySelector(".rating"), color);
     // The pieces this side has taken, and its material lead if it has one.
     const taken = color === "white" ? captured.byWhite : captured.byBlack;
@@ -238,7 +241,7 @@ function renderMoves() {
 function renderControls() {
   const c = availableControls(view.game);
   const show = {
-    abort: c.abort, resign: c.resign, draw_offer: c.drawOffer, draw_accept: c.drawAccept,
+    abort: c.abort, resign: c.resign, berserk: c.berserk, draw_offer: c.drawOffer, draw_accept: c.drawAccept,
     draw_decline: c.drawDecline, draw_withdraw: c.drawWithdraw, takeback: c.takeback,
     rematch_offer: c.rematchOffer, rematch_accept: c.rematchAccept, rematch_decline: c.rematchDecline,
     rematch_withdraw: c.rematchWithdraw,

@@ -10,6 +10,7 @@ import { goToStartedGame } from "./lobby-follow.js";
 import { Sounds } from "./sound.js";
 import { countedTitle, newlyYourMove, sinceText, yourMoveGames } from "./your-move.js";
 import { refreshArenas, wireArenaForm } from "./home-arenas.js";
+import { showClubs } from "./home-clubs.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
@@ -283,6 +284,7 @@ async function main() {
     showAccountLink(who);
   }
   wireArenaForm(who, notice);
+  showClubs(who, notice);
   offerNotifications();
   connectLobby();
   await refreshLists();

@@ -156,13 +156,18 @@ async function act(action) {
   }
 }
 
+/** Whether the notice shown is the poll's own (so the next success clears it). */
+let loadFailed = false;
+
 async function poll() {
   let view = null;
   try {
     view = await refresh();
-    notice(null);
+    if (loadFailed) notice(null);
+    loadFailed = false;
   } catch (error) {
     notice(`Could not load the arena: ${error.message}`);
+    loadFailed = true;
   }
   // A finished arena changes no more (but for games still ending).
   if (view?.status !== "finished" || view.ongoing > 0) setTimeout(poll, POLL_MS);

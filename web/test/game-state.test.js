@@ -219,3 +219,39 @@ test("a waiting challenge states its time control and the creator's colour", () 
   assert.equal(challengeTerms({ ...game, time_control: { kind: "correspondence" } }), "Correspondence · you play Black");
   assert.equal(challengeTerms({ ...game, mode: "computer", time_control: { kind: "correspondence" } }), "No clock · you play Black");
 });
+
+test("a tournament game is never aborted, can be resigned at once and has no rematch", () => {
+  const { game } = applyServerMessage(null, stateMsg({ mandatory: true, berserk: null, moves: [] }));
+  let c = availableControls(game);
+  assert.equal(c.abort, false);
+  assert.equal(c.resign, true, "resign from the first move on");
+  assert.equal(c.berserk, false, "this arena does not allow berserk");
+  c = availableControls({ ...game, status: "finished", result: { winner: "black", reason: "resignation" } });
+  assert.ok(!c.rematchOffer && !c.newGame, "the arena pairs the players again");
+  c = availableControls({ ...game, status: "finished", offers: { draw: null, rematch: "black" } });
+  assert.ok(!c.rematchAccept && !c.rematchDecline);
+});
+
+test("berserk is offered before both sides moved, once, and the event marks it", () => {
+  const start = stateMsg({ mandatory: true, berserk: { white: false, black: false }, moves: [] });
+  let { game } = applyServerMessage(null, start);
+  assert.equal(availableControls(game).berserk, true);
+  assert.equal(availableControls({ ...game, moves: [{ uci: "e2e4", san: "e4" }] }).berserk, true, "one ply played");
+  assert.equal(
+    availableControls({ ...game, moves: [{ uci: "e2e4", san: "e4" }, { uci: "e7e5", san: "e5" }] }).berserk,
+    false,
+    "both sides moved",
+  );
+  assert.equal(availableControls({ ...game, seat: "none" }).berserk, false, "spectators cannot");
+  const event = {
+    type: "event", version: 3, event: { kind: "berserk", color: "white" }, fen: START, turn: "white",
+    check: null, status: "playing", clocks: { white_ms: 30000, black_ms: 60000, running: null, as_of: 0 },
+    dests: {}, premove_dests: {}, offers: { draw: null, rematch: null }, result: null,
+  };
+  const applied = applyServerMessage(game, event);
+  game = applied.game;
+  assert.deepEqual(game.berserk, { white: true, black: false });
+  assert.deepEqual(applied.effects, [{ kind: "berserk", color: "white" }]);
+  assert.equal(game.clocks.white_ms, 30000, "the envelope's clock is cut");
+  assert.equal(availableControls(game).berserk, false, "once");
+});

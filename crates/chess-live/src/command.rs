@@ -76,6 +76,9 @@ pub enum Command {
     RematchDecline,
     RematchWithdraw,
     Takeback,
+    /// Halve one's own clock for the arena's extra point (before both
+    /// sides have moved, in a game that allows it).
+    Berserk,
 }
 
 /// Why a command was refused; nothing changed. Edges turn it into their

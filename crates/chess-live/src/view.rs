@@ -335,6 +335,10 @@ pub struct StateView {
     pub players: ByColor<Option<PlayerView>>,
     pub seat: Seat,
     pub time_control: serde_json::Value,
+    /// A tournament's game: it cannot be aborted and has no rematch.
+    pub mandatory: bool,
+    /// Who has berserked, in a game that allows it (`None` otherwise).
+    pub berserk: Option<ByColor<bool>>,
     pub initial_fen: String,
     pub moves: Vec<MoveView>,
     #[serde(flatten)]

@@ -215,6 +215,12 @@ impl Entry {
             }),
             seat,
             time_control: time_control::to_json(self.game.time_control()),
+            mandatory: self.game.spec().mandatory(),
+            berserk: self
+                .game
+                .spec()
+                .berserkable()
+                .then(|| ByColor::new_with(|color| self.game.berserked(color))),
             initial_fen: self.game.spec().initial_position().fen(),
             moves: self
                 .game

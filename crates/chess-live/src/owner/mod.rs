@@ -594,6 +594,7 @@ fn run(
         }
         Command::CancelPremove => game.cancel_premove(color, now)?,
         Command::Resign => game.resign(color, now)?,
+        Command::Berserk => game.berserk(color, now)?,
         Command::Abort => game.abort(now)?,
         Command::DrawOffer => {
             between_people("draw offers")?;

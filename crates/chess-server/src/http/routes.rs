@@ -69,6 +69,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::http::ratings::routes())
         .merge(crate::http::archive::routes())
         .merge(crate::http::tournaments::routes())
+        .merge(crate::http::clubs::routes())
         .merge(web)
         .with_state(state)
 }

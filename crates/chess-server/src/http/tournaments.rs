@@ -39,6 +39,7 @@ pub fn routes() -> axum::Router<AppState> {
         .route("/api/arenas/{id}/join", post(join))
         .route("/api/arenas/{id}/withdraw", post(withdraw))
         .route("/api/arenas/{id}/terminate", post(terminate))
+        .route("/api/games/{id}/tournament", get(of_game))
 }
 
 fn not_found() -> ApiError {
@@ -309,6 +310,27 @@ async fn terminate(
         .terminate_tournament(&id, player, now_ms().to_stored())
         .await?;
     Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET /api/games/{id}/tournament`: the arena game `id` belongs to (the
+/// game page links back to it and shows its time left), with `now`.
+async fn of_game(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let game = Uuid::parse_str(&id).map_err(|_| ApiError::game_not_found())?;
+    let Some(tournament) = state.store.tournament_of_game(game).await? else {
+        return Err(not_found());
+    };
+    let row = state
+        .store
+        .tournament(&tournament)
+        .await?
+        .ok_or_else(not_found)?;
+    let (created_by, players) = arenas::listed(&state.store, &row).await?;
+    let mut value = summary(&row, &created_by, players);
+    value["now"] = json!(now_ms().to_stored());
+    Ok(Json(value).into_response())
 }
 
 /// `/tournament/{id}`: the page for an arena, a 404 page otherwise.

@@ -35,15 +35,18 @@ pub enum Scope {
     ChallengeWrite,
     /// Create, join, withdraw from and end tournaments.
     TournamentWrite,
+    /// Join clubs (lichess's teams).
+    TeamWrite,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 5] = [
+    pub const ALL: [Scope; 6] = [
         Scope::BoardPlay,
         Scope::BotPlay,
         Scope::ChallengeRead,
         Scope::ChallengeWrite,
         Scope::TournamentWrite,
+        Scope::TeamWrite,
     ];
 
     /// Lichess's name of the scope.
@@ -54,6 +57,7 @@ impl Scope {
             Scope::ChallengeRead => "challenge:read",
             Scope::ChallengeWrite => "challenge:write",
             Scope::TournamentWrite => "tournament:write",
+            Scope::TeamWrite => "team:write",
         }
     }
 

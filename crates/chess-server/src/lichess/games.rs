@@ -172,6 +172,17 @@ pub async fn resign(
     act(&state, &user, &uri, &id, Command::Resign).await
 }
 
+/// `POST .../berserk`: in an arena game that allows it, before both sides
+/// have moved.
+pub async fn berserk(
+    State(state): State<AppState>,
+    user: ApiUser,
+    uri: Uri,
+    Path(id): Path<String>,
+) -> Result<Response, ApiFailure> {
+    act(&state, &user, &uri, &id, Command::Berserk).await
+}
+
 /// `POST .../abort`.
 pub async fn abort(
     State(state): State<AppState>,

@@ -34,6 +34,7 @@ pub mod reply;
 pub mod routes;
 pub mod shapes;
 pub mod streams;
+pub mod teams;
 pub mod token_cache;
 pub mod tokens;
 pub mod tournaments;

@@ -2,7 +2,7 @@
 
 use axum::routing::{delete, get, post};
 
-use super::{account, challenges, event_stream, games, tokens, tournaments};
+use super::{account, challenges, event_stream, games, teams, tokens, tournaments};
 use crate::state::AppState;
 
 /// Every route of the API. `GET /api/account` is shared with the web's
@@ -33,7 +33,10 @@ pub fn router(state: AppState) -> axum::Router {
         )
         .route("/api/tournament/{id}/results", get(tournaments::results))
         .route("/api/tournament/{id}/games", get(tournaments::games))
-        .route("/api/team/{id}/arena", get(tournaments::team_arenas));
+        .route("/api/team/{id}/arena", get(tournaments::team_arenas))
+        .route("/api/team/{id}", get(teams::team))
+        .route("/api/team/{id}/users", get(teams::users))
+        .route("/team/{id}/join", post(teams::join));
     // The same actions under both prefixes; the handler checks the token
     // and the account kind each prefix requires.
     for api in ["board", "bot"] {
@@ -47,6 +50,10 @@ pub fn router(state: AppState) -> axum::Router {
                 post(games::resign),
             )
             .route(&format!("/api/{api}/game/{{id}}/abort"), post(games::abort))
+            .route(
+                &format!("/api/{api}/game/{{id}}/berserk"),
+                post(games::berserk),
+            )
             .route(
                 &format!("/api/{api}/game/{{id}}/draw/{{answer}}"),
                 post(games::draw),

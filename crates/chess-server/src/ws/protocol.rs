@@ -52,6 +52,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "rematch_decline",
     "rematch_withdraw",
     "takeback",
+    "berserk",
     "ping",
 ];
 
@@ -324,6 +325,7 @@ mod tests {
                 command(Command::RematchWithdraw),
             ),
             (r#"{"type":"takeback"}"#, command(Command::Takeback)),
+            (r#"{"type":"berserk"}"#, command(Command::Berserk)),
         ];
         for (text, expected) in cases {
             let parsed = ClientMsg::parse(text, LIMIT).expect(text);

@@ -14,6 +14,7 @@ mod archive;
 mod bad_input;
 mod binary;
 mod clocks;
+mod clubs;
 mod computer;
 mod disk_faults;
 mod endings;

@@ -330,6 +330,16 @@ on_both_backends!(
             )
             .await;
         assert_eq!(status, 400, "tournament games cannot be aborted");
+        // Black berserks: half the base time, once.
+        let berserk = format!("/api/board/game/{game}/berserk");
+        let (status, body) = app.api("POST", &berserk, Some(&black.token), &[]).await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = app.api("POST", &berserk, Some(&black.token), &[]).await;
+        assert_eq!(status, 400, "once: {body}");
+        let state = app.state(&game, None).await;
+        assert_eq!(state["mandatory"], true, "{state}");
+        assert_eq!(state["berserk"], json!({ "white": false, "black": true }));
+        assert_eq!(state["clocks"]["black_ms"], 90_000, "{state}");
         for (player, uci) in [(white, "e2e4"), (black, "e7e5")] {
             let (status, body) = app
                 .api(
@@ -413,6 +423,10 @@ on_both_backends!(
         let over = app.arena(&id).await;
         assert_eq!(over["winner"]["name"], black.web.name);
         assert_eq!(over["podium"][0]["nb"]["game"], 1, "{over}");
+        assert_eq!(
+            over["podium"][0]["nb"]["berserk"], 1,
+            "the berserk is read from the stored game: {over}"
+        );
     }
 );
 
