@@ -92,6 +92,10 @@ describe("arena", () => {
     await white.getByRole("button", { name: "Resign" }).click();
     await white.getByRole("button", { name: "Yes, resign" }).click();
     await waitForStatus(black, /Black wins by resignation/);
+    // Both stay in the arena from the game page and are taken to their next game.
+    const firstGame = black.url();
+    await black.waitForURL((url) => url.href !== firstGame && /\/game\//.test(url.href), { timeout: 20_000 });
+    await white.waitForURL(black.url(), { timeout: 20_000 });
 
     // Back on the arena page, the winner leads with 2 points.
     await coach.goto(arenaUrl);

@@ -135,7 +135,7 @@ function renderRating(el, color) {
 
 function renderPlayers(captured) {
   const g = view.game;
-  if (g.mandatory) showTournament(gameId);
+  if (g.mandatory) showTournament(gameId, g.status === "finished");
   const bottom = view.orientation;
   const top = bottom === "white" ? "black" : "white";
   for (const [slot, color] of [["#player-top", top], ["#player-bottom", bottom]]) {

@@ -105,6 +105,25 @@ async function loadRatings() {
   $("#ratings").hidden = false;
 }
 
+/** The arenas they played, with their rank in each. */
+async function loadTournaments() {
+  let played;
+  try {
+    played = (await getJson(`${base}/tournaments`)).tournaments;
+  } catch {
+    return; // the rest of the page stands without it
+  }
+  $("#tournaments-card").hidden = played.length === 0;
+  $("#tournaments").innerHTML = played
+    .map((t) => {
+      const date = new Date(t.starts_at).toISOString().slice(0, 10);
+      const place = t.rank ? `#${t.rank} of ${t.players} · ${t.score} points` : "";
+      return `<li><a href="/tournament/${encodeURIComponent(t.id)}">${esc(t.full_name)}</a>
+        <span class="muted">${esc(place)} · ${esc(t.status === "finished" ? date : t.status === "started" ? "playing now" : `starts ${date}`)}</span></li>`;
+    })
+    .join("");
+}
+
 async function main() {
   fetch("/api/me", { credentials: "same-origin" })
     .then((res) => (res.ok ? res.json() : null))
@@ -129,7 +148,7 @@ async function main() {
     loadArchive(false);
   });
   $("#archive-more").addEventListener("click", () => loadArchive(true));
-  await Promise.all([loadArchive(false), loadRatings()]);
+  await Promise.all([loadArchive(false), loadRatings(), loadTournaments()]);
 }
 
 main();

@@ -98,6 +98,10 @@ pub struct TournamentPlayer {
     pub withdrawn: bool,
     /// Their pauses (see [`PauseRecord`]).
     pub pauses: PauseRecord,
+    /// When they last showed they are there (on the tournament page, or
+    /// through an API client's event stream); the pool is the players seen
+    /// lately ([`Store::mark_tournament_presence`]).
+    pub seen_at: Option<i64>,
 }
 
 /// A player's pauses as stored: how many lately, when the last was, and
@@ -172,6 +176,9 @@ impl From<sqlx::Error> for TournamentError {
 }
 
 type Outcome<T> = std::result::Result<T, TournamentError>;
+
+/// A player's presence is written at most this often.
+pub const PRESENCE_WRITE_EVERY_MS: i64 = 5_000;
 
 type TournamentTuple = (
     String,
@@ -464,11 +471,12 @@ impl Store {
             i64,
             Option<i64>,
             Option<i64>,
+            Option<i64>,
         );
         let rows: Vec<PlayerTuple> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select p.player_id, a.username, p.rating, p.joined_at, p.withdrawn, p.pauses, \
-                 p.last_pause_at, p.paused_until from tournament_players p \
+                 p.last_pause_at, p.paused_until, p.seen_at from tournament_players p \
                  join accounts a on a.player_id = p.player_id where p.tournament_id = $1 \
                  order by p.joined_at, p.player_id",
             )
@@ -478,7 +486,17 @@ impl Store {
         });
         rows.into_iter()
             .map(
-                |(player_id, username, rating, joined_at, withdrawn, count, last_at, until)| {
+                |(
+                    player_id,
+                    username,
+                    rating,
+                    joined_at,
+                    withdrawn,
+                    count,
+                    last_at,
+                    until,
+                    seen_at,
+                )| {
                     Ok(TournamentPlayer {
                         player_id: uuid(&player_id)?,
                         username,
@@ -490,10 +508,38 @@ impl Store {
                             last_at,
                             until,
                         },
+                        seen_at,
                     })
                 },
             )
             .collect()
+    }
+
+    /// Records that `player` is there for tournament `id` at `now` (they
+    /// have it open). Written at most once per [`PRESENCE_WRITE_EVERY_MS`]
+    /// for each player, so a page asking every two seconds costs a write
+    /// every few seconds, not each time. `false` when nothing was written
+    /// (recorded lately, or not a player of a running tournament).
+    ///
+    /// # Errors
+    /// The database error.
+    pub async fn mark_tournament_presence(&self, id: &str, player: Uuid, now: i64) -> Result<bool> {
+        let written = with_conn!(self.writes(), conn => {
+            sqlx::query(
+                "update tournament_players set seen_at = $3 \
+                 where tournament_id = $1 and player_id = $2 and not withdrawn \
+                 and (seen_at is null or seen_at <= $4) \
+                 and exists (select 1 from tournaments t where t.id = $1 and t.status <> 'finished')",
+            )
+            .bind(id)
+            .bind(player.to_string())
+            .bind(now)
+            .bind(now - PRESENCE_WRITE_EVERY_MS)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected()
+        });
+        Ok(written == 1)
     }
 
     /// Changes `player`'s pauses in tournament `id` to what `pause` makes

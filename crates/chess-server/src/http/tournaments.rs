@@ -27,7 +27,7 @@ use crate::tournament::standings::Standing;
 
 /// Standings lines on one page of the tournament page.
 pub const STANDINGS_PAGE: usize = 20;
-/// Arenas of each listing on the home page.
+/// Arenas of each listing on the home page, and on a player's page.
 const LISTED: i64 = 20;
 
 /// The arenas' routes.
@@ -40,6 +40,7 @@ pub fn routes() -> axum::Router<AppState> {
         .route("/api/arenas/{id}/withdraw", post(withdraw))
         .route("/api/arenas/{id}/terminate", post(terminate))
         .route("/api/games/{id}/tournament", get(of_game))
+        .route("/api/players/{username}/tournaments", get(played))
 }
 
 fn not_found() -> ApiError {
@@ -251,6 +252,10 @@ async fn view(
     }
     if let Some(me) = me {
         value["me"] = own_state(&view, me, now);
+        // The page asks every two seconds: the player is there, in the pool.
+        if let Err(error) = state.store.mark_tournament_presence(&id, me, now).await {
+            tracing::warn!(%error, id, "marking a player present failed");
+        }
     }
     Ok(Json(value).into_response())
 }
@@ -331,6 +336,40 @@ async fn of_game(
     let mut value = summary(&row, &created_by, players);
     value["now"] = json!(now_ms().to_stored());
     Ok(Json(value).into_response())
+}
+
+/// `GET /api/players/{username}/tournaments`: the arenas the account
+/// joined, latest first, each with their rank and score in it.
+async fn played(
+    State(state): State<AppState>,
+    Path(username): Path<String>,
+) -> Result<Response, ApiError> {
+    let missing = || {
+        ApiError::client(
+            StatusCode::NOT_FOUND,
+            "player_not_found",
+            "no player with that username",
+        )
+    };
+    let username = chess_store::accounts::Username::parse(&username).map_err(|_| missing())?;
+    let player = state
+        .store
+        .account_by_username(&username)
+        .await?
+        .ok_or_else(missing)?
+        .player_id;
+    let mut played = Vec::new();
+    for row in state.store.tournaments_of(player, LISTED).await? {
+        let Some(view) = ArenaView::load(&state.store, &row.id).await? else {
+            continue;
+        };
+        let line = view.standings.iter().find(|line| line.player == player);
+        let mut value = summary(&view.tournament, &view.created_by, view.players.len());
+        value["rank"] = json!(line.map(|line| line.rank));
+        value["score"] = json!(line.map(|line| line.sheet.total));
+        played.push(value);
+    }
+    Ok(Json(json!({ "tournaments": played })).into_response())
 }
 
 /// `/tournament/{id}`: the page for an arena, a 404 page otherwise.

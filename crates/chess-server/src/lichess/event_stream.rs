@@ -64,8 +64,15 @@ pub async fn stream(State(state): State<AppState>, user: ApiUser) -> Result<Resp
     }
     let player = user.player_id;
     let shutdown = state.registry.shutdown_signal();
+    // While the stream is open the account is there for its arenas, as a
+    // person is with the tournament page open.
+    let presence = tokio::spawn(crate::tournament::presence::keep_present(
+        state.store.clone(),
+        player,
+    ))
+    .abort_handle();
     Ok(ndjson(queue_stream(
-        lichess, player, id, receiver, opening, shutdown,
+        lichess, player, id, receiver, opening, shutdown, presence,
     )))
 }
 
@@ -78,21 +85,25 @@ fn queue_stream(
     receiver: mpsc::Receiver<Bytes>,
     opening: Vec<Bytes>,
     shutdown: watch::Receiver<bool>,
+    presence: tokio::task::AbortHandle,
 ) -> impl futures_util::Stream<Item = Bytes> + Send + 'static {
     struct Registration {
         lichess: Arc<Lichess>,
         player: Uuid,
         id: u64,
+        presence: tokio::task::AbortHandle,
     }
     impl Drop for Registration {
         fn drop(&mut self) {
             self.lichess.events.remove(self.player, self.id);
+            self.presence.abort();
         }
     }
     let registration = Registration {
         lichess,
         player,
         id,
+        presence,
     };
     let opening = std::collections::VecDeque::from(opening);
     futures_util::stream::unfold(

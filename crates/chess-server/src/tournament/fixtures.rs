@@ -25,7 +25,8 @@ pub fn arena(starts_at: i64, ends_at: i64) -> TournamentRow {
     }
 }
 
-/// Player `id` (named `p{id}`), joined at 0 with `rating`.
+/// Player `id` (named `p{id}`), joined at 0 with `rating`, and on the
+/// tournament page throughout (seen "at the end of time").
 pub fn player(id: u128, rating: i64) -> TournamentPlayer {
     TournamentPlayer {
         player_id: Uuid::from_u128(id),
@@ -34,6 +35,7 @@ pub fn player(id: u128, rating: i64) -> TournamentPlayer {
         joined_at: 0,
         withdrawn: false,
         pauses: PauseRecord::default(),
+        seen_at: Some(i64::MAX),
     }
 }
 

@@ -8,4 +8,5 @@ pub mod director;
 #[cfg(test)]
 mod fixtures;
 pub mod plan;
+pub mod presence;
 pub mod standings;

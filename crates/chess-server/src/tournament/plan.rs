@@ -97,6 +97,22 @@ fn no_start_pauses(players: &[TournamentPlayer], games: &[TournamentGame]) -> Ve
     pauses
 }
 
+/// How long a player counts as there after they last showed it: the
+/// tournament page asks every 2 s and an API client's event stream marks
+/// them every 10 s, so this is several misses, not one slow answer.
+pub const PRESENT_FOR_MS: i64 = 30_000;
+
+/// Whether `player` is there at `now`: seen lately (the page open, an API
+/// client's stream), or lately joined, or lately done with a game (they
+/// are on its page, on their way back).
+fn present(player: &TournamentPlayer, history: &History, now: i64) -> bool {
+    history.playing
+        || [Some(player.joined_at), player.seen_at, history.free_since]
+            .into_iter()
+            .flatten()
+            .any(|at| at >= now - PRESENT_FOR_MS)
+}
+
 /// What to do for started `tournament` at `now`, given its `players`,
 /// `games` and `standings` (from the same rows).
 pub fn plan(
@@ -123,15 +139,17 @@ pub fn plan(
         .iter()
         .map(|line| (line.player, line.rank))
         .collect();
+    let no_history = History::default();
     let active: Vec<&TournamentPlayer> = players
         .iter()
         .filter(|player| {
+            let history = histories.get(&player.player_id).unwrap_or(&no_history);
             !player.withdrawn
                 && !pausing.contains(&player.player_id)
                 && player.pauses.until.is_none_or(|until| until <= now)
+                && present(player, history, now)
         })
         .collect();
-    let no_history = History::default();
     let pool: Vec<Waiting<Uuid>> = active
         .iter()
         .filter_map(|player| {
@@ -309,6 +327,49 @@ mod tests {
         paused.pauses.until = Some(START + 10_000);
         let players = [player(1, 1500), player(2, 1500), withdrawn, paused];
         assert_eq!(pairs(&plan_at(&players, &[], START)), [(1, 2)]);
+    }
+
+    #[test]
+    fn only_players_seen_lately_are_in_the_pool() {
+        let mut gone = player(3, 1500);
+        gone.seen_at = Some(START);
+        let mut also_gone = player(4, 1500);
+        also_gone.seen_at = Some(START);
+        let players = [player(1, 1500), player(2, 1500), gone, also_gone];
+        let now = START + PRESENT_FOR_MS + 1;
+        assert_eq!(
+            pairs(&plan_at(&players, &[], now)),
+            [(1, 2)],
+            "they left the page over 30 s ago"
+        );
+        assert_eq!(
+            pairs(&plan_at(&players, &[], START + PRESENT_FOR_MS)).len(),
+            2,
+            "seen 30 s ago still counts"
+        );
+        let mut never_seen = player(5, 1500);
+        never_seen.seen_at = None;
+        let mut also_never = player(6, 1500);
+        also_never.seen_at = None;
+        assert!(
+            plan_at(&[never_seen, also_never], &[], now)
+                .pairings
+                .is_empty(),
+            "joined long ago and never seen since"
+        );
+        // A game that just ended counts as being there: the player is on
+        // its page, on the way back.
+        let mut player_3 = player(3, 1500);
+        player_3.seen_at = None;
+        let mut player_4 = player(4, 1500);
+        player_4.seen_at = None;
+        let games = [game(3, 4, START, Some((now - 1_000, WHITE_WINS)))];
+        let fresh = plan_at(
+            &[player(1, 1500), player(2, 1500), player_3, player_4],
+            &games,
+            now,
+        );
+        assert_eq!(pairs(&fresh).len(), 2, "{fresh:?}");
     }
 
     #[test]

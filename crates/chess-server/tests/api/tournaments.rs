@@ -422,6 +422,26 @@ on_both_backends!(
         );
         let over = app.arena(&id).await;
         assert_eq!(over["winner"]["name"], black.web.name);
+        // Each player's page lists the arena with their place in it.
+        let (status, played) = app
+            .get(
+                &format!("/api/players/{}/tournaments", black.web.name),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{played}");
+        assert_eq!(played["tournaments"][0]["id"], id.as_str());
+        assert_eq!(played["tournaments"][0]["rank"], 1);
+        assert_eq!(played["tournaments"][0]["score"], 2);
+        let (_, played) = app
+            .get(
+                &format!("/api/players/{}/tournaments", white.web.name),
+                None,
+            )
+            .await;
+        assert_eq!(played["tournaments"][0]["rank"], 2);
+        let (status, _) = app.get("/api/players/nobody/tournaments", None).await;
+        assert_eq!(status, 404);
         assert_eq!(over["podium"][0]["nb"]["game"], 1, "{over}");
         assert_eq!(
             over["podium"][0]["nb"]["berserk"], 1,

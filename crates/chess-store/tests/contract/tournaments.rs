@@ -657,3 +657,96 @@ on_both_stores!(
         assert_eq!(store.tournaments_of(bob, 10).await.expect("listed"), []);
     }
 );
+
+on_both_stores!(
+    presence_is_written_at_most_every_few_seconds_and_only_for_players_of_a_live_arena,
+    async |store: Store, _db: &TestDatabase| {
+        let store = &store;
+        let organiser = account(store, "Organiser").await;
+        let alice = account(store, "Alice").await;
+        let bob = account(store, "Bob").await;
+        store
+            .create_tournament(&arena("live", organiser, 50_000))
+            .await
+            .expect("created");
+        store
+            .join_tournament("live", alice, 1500, 2_000)
+            .await
+            .expect("joined");
+        store
+            .join_tournament("live", bob, 1500, 2_000)
+            .await
+            .expect("joined");
+        let seen = |players: Vec<chess_store::tournaments::TournamentPlayer>, who: Uuid| {
+            players
+                .into_iter()
+                .find(|player| player.player_id == who)
+                .expect("a player")
+                .seen_at
+        };
+        assert_eq!(
+            seen(store.tournament_players("live").await.unwrap(), alice),
+            None
+        );
+
+        assert!(
+            store
+                .mark_tournament_presence("live", alice, 10_000)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .mark_tournament_presence("live", alice, 12_000)
+                .await
+                .unwrap(),
+            "written lately: no write"
+        );
+        assert_eq!(
+            seen(store.tournament_players("live").await.unwrap(), alice),
+            Some(10_000)
+        );
+        assert!(
+            store
+                .mark_tournament_presence("live", alice, 15_000)
+                .await
+                .unwrap()
+        );
+        assert_eq!(
+            seen(store.tournament_players("live").await.unwrap(), alice),
+            Some(15_000)
+        );
+        assert_eq!(
+            seen(store.tournament_players("live").await.unwrap(), bob),
+            None,
+            "only Alice"
+        );
+
+        assert!(
+            !store
+                .mark_tournament_presence("live", organiser, 20_000)
+                .await
+                .unwrap(),
+            "not a player"
+        );
+        assert!(store.withdraw_from_tournament("live", bob).await.unwrap());
+        assert!(
+            !store
+                .mark_tournament_presence("live", bob, 20_000)
+                .await
+                .unwrap(),
+            "withdrew before the start: no entry"
+        );
+        store
+            .terminate_tournament("live", organiser, 30_000)
+            .await
+            .expect("ended");
+        assert!(
+            !store
+                .mark_tournament_presence("live", alice, 40_000)
+                .await
+                .unwrap(),
+            "the arena is over"
+        );
+    }
+);
