@@ -276,7 +276,7 @@ async fn view(
             let (_, players) = arenas::listed(&state.store, &row).await?;
             arenas_json.push(json!({
                 "id": row.id,
-                "full_name": crate::lichess::tournaments::full_name(&row.name),
+                "full_name": arenas::full_name(&row.name),
                 "clock": { "base_s": row.clock_base_s, "increment_s": row.clock_increment_s },
                 "starts_at": row.starts_at,
                 "ends_at": row.ends_at,

@@ -20,8 +20,9 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::http::error::{ApiError, too_many_requests};
-use crate::lichess::tournaments::{full_name, settings};
+use crate::lichess::tournaments::settings;
 use crate::state::AppState;
+use crate::tournament::arenas::full_name;
 use crate::tournament::arenas::{self, ArenaView, CreateError};
 use crate::tournament::standings::Standing;
 

@@ -23,7 +23,7 @@ use super::reply::{ApiFailure, line, ndjson, ok};
 use super::shapes;
 use crate::http::archive::{EXPORT_PAGE, Format};
 use crate::state::AppState;
-use crate::tournament::arenas::{self, ArenaSettings, ArenaView, CreateError};
+use crate::tournament::arenas::{self, ArenaSettings, ArenaView, CreateError, full_name};
 use crate::tournament::standings::Standing;
 
 /// Players on one page of `GET /api/tournament/{id}`'s standings.
@@ -64,15 +64,6 @@ const fn status_number(status: TournamentStatus) -> u32 {
         TournamentStatus::Created => 10,
         TournamentStatus::Started => 20,
         TournamentStatus::Finished => 30,
-    }
-}
-
-/// The name as lichess shows it: with "Arena" after it.
-pub fn full_name(name: &str) -> String {
-    if name.to_lowercase().ends_with("arena") {
-        name.to_owned()
-    } else {
-        format!("{name} Arena")
     }
 }
 
@@ -529,12 +520,6 @@ pub async fn team_arenas(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_get_arena_once() {
-        assert_eq!(full_name("Club night"), "Club night Arena");
-        assert_eq!(full_name("Friday Arena"), "Friday Arena");
-    }
 
     #[test]
     fn statuses_are_lichess_numbers() {

@@ -135,6 +135,15 @@ fn time_control_of(base_s: i64, increment_s: i64) -> TimeControl {
         .unwrap_or(TimeControl::real_time(60_000, 0).expect("1+0 is a clock"))
 }
 
+/// The name as it is shown: with "Arena" after it (as lichess shows it).
+pub fn full_name(name: &str) -> String {
+    if name.to_lowercase().ends_with("arena") {
+        name.to_owned()
+    } else {
+        format!("{name} Arena")
+    }
+}
+
 /// The perf an arena's players are rated in (and join with).
 pub fn perf(tournament: &TournamentRow) -> Perf {
     Perf::of(time_control_of(tournament.clock_base_s, tournament.clock_increment_s).speed())
@@ -346,6 +355,12 @@ mod tests {
                 Some(u64::try_from(base).unwrap() * 1000)
             );
         }
+    }
+
+    #[test]
+    fn names_get_arena_once() {
+        assert_eq!(full_name("Club night"), "Club night Arena");
+        assert_eq!(full_name("Friday Arena"), "Friday Arena");
     }
 
     #[test]
