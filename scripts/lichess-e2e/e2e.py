@@ -4,6 +4,8 @@
    the result on both game streams and on the event streams, the PGN, and no reward (a game with
    a bot pays nothing).
 2. Two board accounts play a game that ends in resignation: the winner is paid $1.
+3. One of them creates an arena, both join it through new tokens, are paired (a gameStart each),
+   one berserks, the other resigns; the results, the standings, the games and terminate.
 
 Usage: python e2e.py http://127.0.0.1:PORT
 """
@@ -26,10 +28,17 @@ def account(name, scopes):
     web.get(f"{BASE}/api/me").raise_for_status()
     reply = web.post(f"{BASE}/api/account/sign-up", json={"username": name, "password": "correct horse"})
     assert reply.status_code == 201, reply.text
+    return web, client_of(web, scopes)
+
+
+def client_of(web, scopes):
+    """A berserk client with a new token of `scopes` for the account signed in on `web`."""
     reply = web.post(f"{BASE}/api/account/tokens", json={"description": "berserk e2e", "scopes": scopes})
     assert reply.status_code == 201, reply.text
     token = reply.json()["token"]
-    return web, berserk.Client(berserk.TokenSession(token), base_url=BASE)
+    client = berserk.Client(berserk.TokenSession(token), base_url=BASE)
+    client.token = token  # for the routes berserk has no call for
+    return client
 
 
 class Lines:
@@ -146,7 +155,8 @@ def bot_against_board_to_mate():
 def two_board_accounts_and_the_reward():
     suffix = uuid.uuid4().hex[:6]
     scopes = ["board:play", "challenge:read", "challenge:write"]
-    alice_web, alice = account(f"alice{suffix}", scopes)
+    alice_name = f"alice{suffix}"
+    alice_web, alice = account(alice_name, scopes)
     bob_name = f"bob{suffix}"
     _bob_web, bob = account(bob_name, scopes)
     alice_events = Lines(alice.board.stream_incoming_events())
@@ -168,9 +178,51 @@ def two_board_accounts_and_the_reward():
     paid = rewards(alice_web)
     assert paid["total_cents"] == 100, paid
     print(f"ok: two board accounts through berserk (game {game_id}); the winner was paid $1")
+    return (alice_web, alice_name), (_bob_web, bob_name)
+
+
+def an_arena_through_berserk(first, second):
+    """`first` (who also organises) and `second`: (web session, username) of two accounts (one
+    address may only sign up so many, so the accounts of the game before play again)."""
+    scopes = ["board:play", "challenge:read", "tournament:write"]
+    (ann_web, ann_name), (ben_web, ben_name) = first, second
+    ann, ben = client_of(ann_web, scopes), client_of(ben_web, scopes)
+    coach = ann
+    arena = coach.tournaments.create_arena(
+        clockTime=3, clockIncrement=0, minutes=20, name="Berserk club", wait_minutes=0,
+    )
+    arena_id = arena["id"]
+    assert arena["fullName"] == "Berserk club Arena" and arena["clock"]["limit"] == 180, arena
+    events = {ann_name: Lines(ann.board.stream_incoming_events()), ben_name: Lines(ben.board.stream_incoming_events())}
+    ann.tournaments.join_arena(arena_id)
+    ben.tournaments.join_arena(arena_id)
+    starts = {name: lines.next_of("gameStart")["game"] for name, lines in events.items()}
+    game_id = starts[ann_name]["gameId"]
+    assert starts[ben_name]["gameId"] == game_id, starts
+    white, black = (ann, ben) if starts[ann_name]["color"] == "white" else (ben, ann)
+    black_name = ben_name if white is ann else ann_name
+    # berserk has no call for it: the route as lichess documents it.
+    reply = requests.post(
+        f"{BASE}/api/board/game/{game_id}/berserk", headers={"Authorization": f"Bearer {black.token}"}
+    )
+    assert reply.status_code == 200, reply.text
+    white.board.make_move(game_id, "e2e4")
+    black.board.make_move(game_id, "e7e5")
+    white.board.resign_game(game_id)
+    results = list(coach.tournaments.stream_results(arena_id))
+    assert [r["username"] for r in results][0] == black_name and results[0]["score"] == 2, results
+    info = coach.tournaments.get_tournament(arena_id)
+    assert info["standing"]["players"][0]["sheet"]["scores"] == "2", info
+    games = list(coach.tournaments.export_arena_games(arena_id, as_pgn=False))
+    assert len(games) == 1 and games[0]["status"] == "resign", games
+    coach.tournaments.terminate_arena(arena_id)
+    over = coach.tournaments.get_tournament(arena_id)
+    assert over["status"] == 30 and over["podium"][0]["nb"]["berserk"] == 1, over
+    print(f"ok: an arena through berserk ({arena_id}); paired, berserked, scored and terminated")
 
 
 if __name__ == "__main__":
     bot_against_board_to_mate()
-    two_board_accounts_and_the_reward()
-    print("2 passed, 0 failed")
+    first, second = two_board_accounts_and_the_reward()
+    an_arena_through_berserk(first, second)
+    print("3 passed, 0 failed")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end with the real `berserk` client (PyPI): a bot account and a board account play a
 # whole game to mate through berserk against a running server, then two board accounts play one
-# to resignation; the result, the PGN and the rewards are checked (docs/lichess-api.md).
+# to resignation; the result, the PGN and the rewards are checked; then the two run an arena
+# through berserk's tournament calls (docs/lichess-api.md).
 #
 # Usage: scripts/lichess-e2e/run.sh [path/to/chess-server]
 # Without a binary, the debug build of the workspace is used (built if missing). The venv with

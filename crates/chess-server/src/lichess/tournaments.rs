@@ -404,7 +404,8 @@ pub async fn terminate(
 #[derive(Debug, Deserialize)]
 pub struct ResultsQuery {
     nb: Option<usize>,
-    sheet: Option<bool>,
+    /// `true` in any letter case (Python clients send `True`), or `1`.
+    sheet: Option<String>,
 }
 
 /// `GET /api/tournament/{id}/results`: the standings, one player a line.
@@ -414,6 +415,10 @@ pub async fn results(
     query: Result<Query<ResultsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, ApiFailure> {
     let Query(query) = query.map_err(|error| ApiFailure::bad_request(error.body_text()))?;
+    let sheet = query
+        .sheet
+        .as_deref()
+        .is_some_and(|sheet| sheet.eq_ignore_ascii_case("true") || sheet == "1");
     let view = load(&state, &id).await?;
     let lines: Vec<Bytes> = view
         .standings
@@ -429,7 +434,7 @@ pub async fn results(
             if let Some(performance) = standing.performance {
                 value["performance"] = json!(performance);
             }
-            if query.sheet == Some(true) {
+            if sheet {
                 value["sheet"] = sheet_json(standing);
             }
             line(&value)

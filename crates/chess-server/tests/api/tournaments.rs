@@ -371,6 +371,21 @@ on_both_backends!(
         assert_eq!(results[0]["score"], 2);
         assert_eq!(results[1]["username"], white.web.name);
         assert_eq!(results[1]["score"], 0);
+        // Python clients (berserk) send booleans as `True` and `False`.
+        for (query, with_sheet) in [
+            ("sheet=True", true),
+            ("sheet=False", false),
+            ("sheet=true", true),
+        ] {
+            let lines = app
+                .lines(&format!("/api/tournament/{id}/results?{query}"), "*/*")
+                .await;
+            assert_eq!(
+                lines[0]["sheet"].is_object(),
+                with_sheet,
+                "{query}: {lines:?}"
+            );
+        }
         let standing = &app.arena(&id).await["standing"]["players"];
         assert_eq!(standing[0]["sheet"]["scores"], "2", "{standing}");
         assert_eq!(standing[1]["sheet"]["scores"], "0", "{standing}");
