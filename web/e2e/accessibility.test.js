@@ -61,4 +61,31 @@ describe("accessibility (axe-core)", () => {
     await assertAccessible(page, "the how-to-play page");
     assertNoPageErrors(page);
   });
+
+  test("a club's page and an arena's page, with its standings", async () => {
+    const page = await newPlayer(suite);
+    await page.evaluate(() =>
+      fetch("/api/account/sign-up", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "Leader", password: "a long enough password" }),
+      }),
+    );
+    await page.goto("/");
+    await page.locator("#clubs-card").waitFor();
+    await assertAccessible(page, "the home page signed in, with clubs and arenas");
+    await page.locator("#clubs-card summary").click();
+    await page.locator('#club-form [name="name"]').fill("Axe Club");
+    await page.getByRole("button", { name: "Create the club" }).click();
+    await page.waitForURL(/\/club\/axe-club$/);
+    await page.locator("#club-me").filter({ hasText: "You lead" }).waitFor();
+    await page.locator("#club-arena-create summary").click();
+    await assertAccessible(page, "a club's page, as its leader");
+    await page.getByRole("button", { name: "Create the arena" }).click();
+    await page.waitForURL(/\/tournament\//);
+    await page.getByRole("button", { name: "Join" }).click();
+    await page.locator("#standings tr td").filter({ hasText: "Leader" }).waitFor();
+    await assertAccessible(page, "an arena's page with a player");
+    assertNoPageErrors(page);
+  });
 });
