@@ -6,7 +6,7 @@
 
 import { me } from "./api.js";
 import { showAccountLink } from "./header.js";
-import { arenaClockText, countdownText } from "./arena-text.js";
+import { arenaFormBody, arenaItem } from "./arena-list.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -53,14 +53,6 @@ const ADMISSION_TEXT = {
   request: "A leader accepts each request to join.",
   invitation: "Members join through an invitation link.",
 };
-
-function arenaItem(arena, now) {
-  const when =
-    arena.status === "created" ? `starts in ${countdownText(arena.starts_at - now)}`
-      : arena.status === "started" ? `${countdownText(arena.ends_at - now)} left` : "finished";
-  return `<li class="arena-item ${esc(arena.status)}"><a href="/tournament/${encodeURIComponent(arena.id)}">${esc(arena.full_name)}</a>
-    <span class="muted">${esc(arenaClockText(arena.clock))} · ${arena.players} player${arena.players === 1 ? "" : "s"} · ${esc(when)}</span></li>`;
-}
 
 function memberItem(member, leading, myName) {
   const name = `<a href="/@/${encodeURIComponent(member.username)}">${esc(member.username)}</a>`;
@@ -144,16 +136,7 @@ function wire() {
     const form = event.target;
     notice(null);
     try {
-      const arena = await call("POST", "/api/arenas", {
-        name: form.name.value.trim() || undefined,
-        clockTime: Number(form.clockTime.value),
-        clockIncrement: Number(form.clockIncrement.value),
-        minutes: Number(form.minutes.value),
-        waitMinutes: Number(form.waitMinutes.value),
-        rated: form.rated.checked,
-        berserkable: form.berserkable.checked,
-        "conditions.teamMember.teamId": id,
-      });
+      const arena = await call("POST", "/api/arenas", arenaFormBody(form, id));
       location.assign(`/tournament/${encodeURIComponent(arena.id)}`);
     } catch (error) {
       notice(error.message);

@@ -2,26 +2,9 @@
 // the form a signed-in account creates one with (lichess's field names,
 // `docs/protocol.md`, "Arenas").
 
-import { arenaClockText, countdownText } from "./arena-text.js";
+import { arenaFormBody, arenaItem } from "./arena-list.js";
 
 const $ = (sel) => document.querySelector(sel);
-
-function esc(text) {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function arenaItem(arena, now) {
-  const when =
-    arena.status === "created"
-      ? `starts in ${countdownText(arena.starts_at - now)}`
-      : arena.status === "started"
-        ? `${countdownText(arena.ends_at - now)} left`
-        : "finished";
-  return `<li class="arena-item ${esc(arena.status)}">
-    <a href="/tournament/${encodeURIComponent(arena.id)}">${esc(arena.full_name)}</a>
-    <span class="muted">${esc(arenaClockText(arena.clock))} · ${arena.rated ? "rated" : "casual"} · ${arena.players} player${arena.players === 1 ? "" : "s"} · ${esc(when)}</span>
-  </li>`;
-}
 
 /** Shows the arenas; `notice` reports a failure. */
 export async function refreshArenas(notice) {
@@ -50,15 +33,7 @@ export function wireArenaForm(who, notice) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     notice(null);
-    const body = {
-      name: form.name.value.trim() || undefined,
-      clockTime: Number(form.clockTime.value),
-      clockIncrement: Number(form.clockIncrement.value),
-      minutes: Number(form.minutes.value),
-      waitMinutes: Number(form.waitMinutes.value),
-      rated: form.rated.checked,
-      berserkable: form.berserkable.checked,
-    };
+    const body = arenaFormBody(form);
     const res = await fetch("/api/arenas", {
       method: "POST",
       credentials: "same-origin",

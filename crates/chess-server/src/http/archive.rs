@@ -57,6 +57,18 @@ fn bad_filter(message: impl Into<String>) -> ApiError {
     ApiError::client(StatusCode::UNPROCESSABLE_ENTITY, "bad_filter", message)
 }
 
+/// The player id of the account named `username` (any letter case), or
+/// `404 player_not_found`.
+///
+/// # Errors
+/// The `404`; the database error.
+pub async fn account_named(state: &AppState, username: &str) -> Result<Uuid, ApiError> {
+    Ok(account(state, username)
+        .await?
+        .ok_or_else(player_not_found)?
+        .0)
+}
+
 /// The account named `username` (any letter case), as its player id and
 /// the username as typed at sign-up; `None` when there is none.
 async fn account(state: &AppState, username: &str) -> Result<Option<(Uuid, String)>, ApiError> {

@@ -10,18 +10,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use chess_live::now_ms;
-use chess_store::accounts::Username;
 use chess_store::clubs::{Admission, ClubError, ClubRow, Joined};
-use chess_store::tournaments::Listing;
 use rand::Rng as _;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::http::archive::account_named;
 use crate::http::error::ApiError;
-use crate::http::extract::JsonBody;
+use crate::http::extract::{JsonBody, signed_in};
 use crate::state::AppState;
-use crate::tournament::arenas;
 
 /// A club name's length, in characters.
 pub const NAME_CHARS: std::ops::RangeInclusive<usize> = 2..=40;
@@ -29,8 +27,6 @@ pub const NAME_CHARS: std::ops::RangeInclusive<usize> = 2..=40;
 pub const MAX_DESCRIPTION_CHARS: usize = 2_000;
 /// The longest message with a request to join.
 pub const MAX_MESSAGE_CHARS: usize = 500;
-/// Arenas of each listing on a club's page.
-const LISTED: i64 = 20;
 
 /// The clubs' routes.
 pub fn routes() -> axum::Router<AppState> {
@@ -76,18 +72,7 @@ impl From<ClubError> for ApiError {
 
 /// The signed-in account of the request (clubs are for accounts).
 async fn account(state: &AppState, headers: &HeaderMap) -> Result<Uuid, ApiError> {
-    state
-        .accounts
-        .session_of(headers)
-        .await?
-        .map(|session| session.account_id)
-        .ok_or_else(|| {
-            ApiError::client(
-                StatusCode::UNAUTHORIZED,
-                "not_signed_in",
-                "sign in to create or join clubs",
-            )
-        })
+    signed_in(state, headers, "sign in to create or join clubs").await
 }
 
 /// The club id made from its name: lowercase ASCII letters and digits,
@@ -169,10 +154,10 @@ fn new_club_row(club: &NewClub, creator: Uuid, now: i64) -> Result<ClubRow, ApiE
 /// `len` random letters and digits: an invitation link's secret is 16
 /// (95 bits).
 fn new_code(len: usize) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    (0..len)
-        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
+    rand::rng()
+        .sample_iter(rand::distr::Alphanumeric)
+        .take(len)
+        .map(char::from)
         .collect()
 }
 
@@ -265,28 +250,7 @@ async fn view(
             value["invite_url"] = json!(format!("/club/{}?code={code}", club.id));
         }
     }
-    let mut lists = serde_json::Map::new();
-    for (key, listing) in [
-        ("running", Listing::Running),
-        ("upcoming", Listing::Upcoming),
-        ("finished", Listing::Finished),
-    ] {
-        let mut arenas_json = Vec::new();
-        for row in state.store.tournaments(listing, Some(&id), LISTED).await? {
-            let (_, players) = arenas::listed(&state.store, &row).await?;
-            arenas_json.push(json!({
-                "id": row.id,
-                "full_name": arenas::full_name(&row.name),
-                "clock": { "base_s": row.clock_base_s, "increment_s": row.clock_increment_s },
-                "starts_at": row.starts_at,
-                "ends_at": row.ends_at,
-                "status": row.status.code(),
-                "players": players,
-            }));
-        }
-        lists.insert(key.to_owned(), Value::Array(arenas_json));
-    }
-    value["arenas"] = Value::Object(lists);
+    value["arenas"] = crate::http::tournaments::listings(&state, Some(&id)).await?;
     Ok(Json(value).into_response())
 }
 
@@ -358,24 +322,6 @@ async fn leave(
     let player = account(&state, &headers).await?;
     state.store.remove_club_member(&id, player, player).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// The account named `username`, or `404`.
-async fn account_named(state: &AppState, username: &str) -> Result<Uuid, ApiError> {
-    let missing = || {
-        ApiError::client(
-            StatusCode::NOT_FOUND,
-            "player_not_found",
-            "no player with that username",
-        )
-    };
-    let username = Username::parse(username).map_err(|_| missing())?;
-    state
-        .store
-        .account_by_username(&username)
-        .await?
-        .map(|account| account.player_id)
-        .ok_or_else(missing)
 }
 
 /// `POST /api/clubs/{id}/requests/{username}/{accept|decline}`.

@@ -19,7 +19,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::http::archive::account_named;
 use crate::http::error::{ApiError, too_many_requests};
+use crate::http::extract::signed_in;
 use crate::lichess::tournaments::settings;
 use crate::state::AppState;
 use crate::tournament::arenas::full_name;
@@ -76,24 +78,11 @@ impl From<TournamentError> for ApiError {
 
 /// The signed-in account of the request: arenas are for accounts (their
 /// games are rated, their results kept), not guests.
-async fn account(state: &AppState, headers: &HeaderMap) -> Result<(Uuid, String), ApiError> {
-    let session = state.accounts.session_of(headers).await?.ok_or_else(|| {
-        ApiError::client(
-            StatusCode::UNAUTHORIZED,
-            "not_signed_in",
-            "sign in to play in tournaments",
-        )
-    })?;
-    let name = state
-        .store
-        .player(session.account_id)
-        .await?
-        .map(|player| player.name)
-        .unwrap_or_default();
-    Ok((session.account_id, name))
+async fn account(state: &AppState, headers: &HeaderMap) -> Result<Uuid, ApiError> {
+    signed_in(state, headers, "sign in to play in tournaments").await
 }
 
-/// An arena as the web lists it.
+/// An arena as the web lists it (the home page, a club's page).
 fn summary(tournament: &TournamentRow, created_by: &str, players: usize) -> Value {
     json!({
         "id": tournament.id,
@@ -152,13 +141,22 @@ fn standing_json(standing: &Standing) -> Value {
 
 /// `GET /api/arenas`: the arenas to list on the home page.
 async fn list(State(state): State<AppState>) -> Result<Response, ApiError> {
+    Ok(Json(listings(&state, None).await?).into_response())
+}
+
+/// `{running, upcoming, finished}`: up to [`LISTED`] arena summaries each,
+/// of club `club` only when given.
+///
+/// # Errors
+/// The database error.
+pub async fn listings(state: &AppState, club: Option<&str>) -> Result<Value, ApiError> {
     let mut lists = serde_json::Map::new();
     for (key, listing) in [
         ("running", Listing::Running),
         ("upcoming", Listing::Upcoming),
         ("finished", Listing::Finished),
     ] {
-        let rows = state.store.tournaments(listing, None, LISTED).await?;
+        let rows = state.store.tournaments(listing, club, LISTED).await?;
         let mut arenas = Vec::with_capacity(rows.len());
         for row in rows {
             let (created_by, players) = arenas::listed(&state.store, &row).await?;
@@ -166,7 +164,7 @@ async fn list(State(state): State<AppState>) -> Result<Response, ApiError> {
         }
         lists.insert(key.to_owned(), Value::Array(arenas));
     }
-    Ok(Json(Value::Object(lists)).into_response())
+    Ok(Value::Object(lists))
 }
 
 /// `POST /api/arenas`: the signed-in account creates an arena from
@@ -176,7 +174,13 @@ async fn create(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let (player, name) = account(&state, &headers).await?;
+    let player = account(&state, &headers).await?;
+    let name = state
+        .store
+        .player(player)
+        .await?
+        .map(|player| player.name)
+        .unwrap_or_default();
     let bad = |message: &str| {
         ApiError::client(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -288,7 +292,7 @@ async fn join(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (player, _) = account(&state, &headers).await?;
+    let player = account(&state, &headers).await?;
     arenas::join(&state.store, &id, player).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -298,7 +302,7 @@ async fn withdraw(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (player, _) = account(&state, &headers).await?;
+    let player = account(&state, &headers).await?;
     if !state.store.withdraw_from_tournament(&id, player).await? {
         return Err(TournamentError::NotAPlayer.into());
     }
@@ -310,7 +314,7 @@ async fn terminate(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (player, _) = account(&state, &headers).await?;
+    let player = account(&state, &headers).await?;
     state
         .store
         .terminate_tournament(&id, player, now_ms().to_stored())
@@ -345,20 +349,7 @@ async fn played(
     State(state): State<AppState>,
     Path(username): Path<String>,
 ) -> Result<Response, ApiError> {
-    let missing = || {
-        ApiError::client(
-            StatusCode::NOT_FOUND,
-            "player_not_found",
-            "no player with that username",
-        )
-    };
-    let username = chess_store::accounts::Username::parse(&username).map_err(|_| missing())?;
-    let player = state
-        .store
-        .account_by_username(&username)
-        .await?
-        .ok_or_else(missing)?
-        .player_id;
+    let player = account_named(&state, &username).await?;
     let mut played = Vec::new();
     for row in state.store.tournaments_of(player, LISTED).await? {
         let Some(view) = ArenaView::load(&state.store, &row.id).await? else {

@@ -200,10 +200,10 @@ pub async fn create(
 }
 
 fn new_id() -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    (0..ID_LEN)
-        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
+    rand::rng()
+        .sample_iter(rand::distr::Alphanumeric)
+        .take(ID_LEN)
+        .map(char::from)
         .collect()
 }
 
