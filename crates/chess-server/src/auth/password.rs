@@ -158,11 +158,21 @@ impl PasswordHasher {
         password: &Password,
         stored: Option<&PasswordHash>,
     ) -> Result<Verification, HashingError> {
+        self.blocking(self.verification(password, stored)).await
+    }
+
+    /// The blocking work of verifying `password` against `stored` (or the
+    /// dummy hash).
+    fn verification(
+        &self,
+        password: &Password,
+        stored: Option<&PasswordHash>,
+    ) -> impl FnOnce() -> Result<Verification, HashingError> + Send + 'static {
         let exists = stored.is_some();
         let target = stored.unwrap_or(&self.dummy).clone();
         let params = self.params.clone();
         let password = password.clone();
-        self.blocking(move || {
+        move || {
             let phc =
                 Phc::new(target.as_str()).map_err(|e| HashingError::CorruptHash(e.to_string()))?;
             let matches = Argon2::default()
@@ -177,20 +187,50 @@ impl PasswordHasher {
                 Some(hash_now(&params, password.expose())?)
             };
             Ok(Verification::Match { upgraded })
-        })
-        .await
+        }
+    }
+
+    /// Waits for a turn at the hasher, to hold through a whole sign-in
+    /// (counting the attempt, verifying, settling the count): then at most
+    /// `max_concurrent` attempts are counted and not yet settled at any
+    /// moment, however many arrive at once, so a classroom's burst of right
+    /// passwords never reads as a burst of failures.
+    pub async fn turn(&self) -> Turn {
+        // The semaphore is never closed, so acquiring only waits.
+        Turn {
+            _permit: Arc::clone(&self.permits).acquire_owned().await.ok(),
+        }
+    }
+
+    /// [`PasswordHasher::verify`] in a turn already held.
+    ///
+    /// # Errors
+    /// As [`PasswordHasher::verify`].
+    pub async fn verify_in_turn(
+        &self,
+        _turn: &Turn,
+        password: &Password,
+        stored: Option<&PasswordHash>,
+    ) -> Result<Verification, HashingError> {
+        let work = self.verification(password, stored);
+        tokio::task::spawn_blocking(work).await?
     }
 
     async fn blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> Result<T, HashingError> + Send + 'static,
     ) -> Result<T, HashingError> {
-        // The semaphore is never closed, so acquiring only waits.
-        let permit = Arc::clone(&self.permits).acquire_owned().await;
+        let turn = self.turn().await;
         let result = tokio::task::spawn_blocking(work).await?;
-        drop(permit);
+        drop(turn);
         result
     }
+}
+
+/// A turn at the hasher ([`PasswordHasher::turn`]); dropping it ends it.
+#[derive(Debug)]
+pub struct Turn {
+    _permit: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 fn hash_now(params: &Params, password: &[u8]) -> Result<PasswordHash, HashingError> {

@@ -73,12 +73,20 @@ pub async fn sign_in(
     address: IpAddr,
     now: Instant,
 ) -> Result<SignedIn, SignInError> {
+    // The turn is taken before the attempt is counted and held until it is
+    // settled: attempts arriving together wait here, instead of all
+    // counting as failures at once while they wait for the hasher.
+    let turn = hasher.turn().await;
     let attempt = limits.begin_sign_in(&username.key(), address, now).await?;
     // An account of the host platform has no password: refused like an
     // unknown name, after the same dummy verification.
     let account = account.filter(|account| !account.password_hash.is_unusable());
     let verdict = hasher
-        .verify(password, account.map(|account| &account.password_hash))
+        .verify_in_turn(
+            &turn,
+            password,
+            account.map(|account| &account.password_hash),
+        )
         .await?;
     match (verdict, account) {
         (Verification::Match { upgraded }, Some(account)) => {
@@ -150,6 +158,7 @@ mod tests {
             player_id: Uuid::new_v4(),
             username: name.to_owned(),
             password_hash: hasher.hash(&password(secret)).await.unwrap(),
+            must_change_password: false,
         };
         (username, row)
     }
@@ -200,6 +209,7 @@ mod tests {
             player_id: Uuid::new_v4(),
             username: "platformer".to_owned(),
             password_hash: PasswordHash::unusable(),
+            must_change_password: false,
         };
         // Whatever is typed, the stored marker itself included.
         for typed in ["!no-password:platform-account", "correct horse"] {
