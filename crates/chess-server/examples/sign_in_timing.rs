@@ -45,6 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         player_id: Uuid::new_v4(),
         username: "Magnus".to_owned(),
         password_hash: hasher.hash(&right).await?,
+        must_change_password: false,
     };
     let known = Username::parse("Magnus")?;
     let unknown = Username::parse("Nobody")?;

@@ -19,7 +19,9 @@ use chess_live::{Registry, RegistrySettings, WriterSettings};
 
 use crate::auth::identity::GuestTokens;
 use crate::auth::password::{HashingError, PasswordHasher};
-use crate::auth::rate_limit::{GAMES_PER_PLAYER, Limit, RateLimiter, TOURNAMENTS_PER_ACCOUNT};
+use crate::auth::rate_limit::{
+    CLASSES_PER_ACCOUNT, GAMES_PER_PLAYER, Limit, RateLimiter, TOURNAMENTS_PER_ACCOUNT,
+};
 use crate::auth::routes::Accounts;
 use crate::auth::session::{KeyRing, KeyRingError, Mode, Sessions, check_strength};
 use crate::cluster::NodeNotices;
@@ -242,6 +244,7 @@ impl Application {
             accounts: accounts.clone(),
             game_limits: Arc::new(RateLimiter::new(GAMES_PER_PLAYER)),
             tournament_limits: Arc::new(RateLimiter::new(TOURNAMENTS_PER_ACCOUNT)),
+            class_limits: Arc::new(RateLimiter::new(CLASSES_PER_ACCOUNT)),
             lobby,
             registry: Arc::clone(&registry),
             tokens,

@@ -49,6 +49,8 @@ pub struct Services {
     pub game_limits: Arc<RateLimiter<uuid::Uuid>>,
     /// Tournaments one account may create per day (on this node).
     pub tournament_limits: Arc<RateLimiter<uuid::Uuid>>,
+    /// Classes of accounts created, per club leader.
+    pub class_limits: Arc<RateLimiter<uuid::Uuid>>,
     /// The live games this node hosts.
     pub registry: Arc<Registry>,
     pub lobby: Arc<Lobby>,

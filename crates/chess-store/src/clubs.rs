@@ -91,6 +91,10 @@ pub enum ClubError {
     LastLeader,
     #[error("that invitation is not valid")]
     WrongInvitation,
+    #[error("the username {0} is taken")]
+    UsernameTaken(String),
+    #[error("that account is not one of the club's class accounts")]
+    NotInClass,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -438,7 +442,7 @@ impl Store {
 }
 
 /// Locks club `id`'s row for the rest of `tx` (see the module's note).
-async fn lock_club(tx: &mut Transaction, id: &str) -> Outcome<()> {
+pub(crate) async fn lock_club(tx: &mut Transaction, id: &str) -> Outcome<()> {
     let locked = with_conn!(tx, conn => {
         sqlx::query("update clubs set name = name where id = $1")
             .bind(id)
@@ -469,7 +473,7 @@ pub(crate) async fn club_role(
     Ok(row.map(|(leader,)| leader))
 }
 
-async fn require_leader(tx: &mut Transaction, id: &str, player: Uuid) -> Outcome<()> {
+pub(crate) async fn require_leader(tx: &mut Transaction, id: &str, player: Uuid) -> Outcome<()> {
     match club_role(tx, id, player).await? {
         Some(true) => Ok(()),
         _ => Err(ClubError::NotALeader),

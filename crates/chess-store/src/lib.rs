@@ -283,6 +283,7 @@ pub mod accounts;
 mod archive;
 mod batch;
 mod challenges;
+pub mod classes;
 pub mod clubs;
 pub mod ledger;
 pub mod limits;

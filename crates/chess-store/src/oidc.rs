@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::AccountRow;
 use crate::accounts::PasswordHash;
 use crate::accounts::Username;
+use crate::accounts::{ACCOUNT_COLUMNS, AccountTuple, account_row};
 use crate::{Result, Store, StoreError, Transaction};
 
 /// A sign-in that went to the provider and has not come back.
@@ -62,24 +63,15 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn account_by_platform_subject(&self, subject: &str) -> Result<Option<AccountRow>> {
-        let row: Option<(String, String, String)> = with_conn!(self, conn => {
-            sqlx::query_as(
-                "select player_id, username, password_hash from accounts \
-                 where platform_subject = $1",
-            )
+        let row: Option<AccountTuple> = with_conn!(self, conn => {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "select {ACCOUNT_COLUMNS} from accounts where platform_subject = $1"
+            )))
             .bind(subject)
             .fetch_optional(&mut *conn)
             .await?
         });
-        row.map(|(player_id, username, password_hash)| {
-            Ok(AccountRow {
-                player_id: Uuid::parse_str(&player_id)
-                    .map_err(|e| StoreError::Corrupt(format!("account id {player_id:?}: {e}")))?,
-                username,
-                password_hash: PasswordHash::from_stored(password_hash),
-            })
-        })
-        .transpose()
+        row.map(account_row).transpose()
     }
 }
 

@@ -59,6 +59,15 @@ pub const TOURNAMENTS_PER_ACCOUNT: Limit = Limit {
     window: Duration::from_secs(24 * 60 * 60),
 };
 
+/// Classes (of up to 100 accounts each) one club leader may create: a
+/// school's classes for the week, not a flood of accounts. Class accounts do
+/// not count against [`SIGN_UPS_PER_ADDRESS`]: they are made by a signed-in
+/// leader and limited here.
+pub const CLASSES_PER_ACCOUNT: Limit = Limit {
+    max: 5,
+    window: Duration::from_secs(24 * 60 * 60),
+};
+
 /// Refused: try again after this long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("too many attempts: try again in {} s", .0.as_secs_f64().ceil())]

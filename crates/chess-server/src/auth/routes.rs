@@ -26,14 +26,14 @@ use super::cookies::{cookie_value, set_cookie};
 use super::password::{Password, PasswordHasher};
 use super::rate_limit::RetryAfter;
 use super::session::{SESSION_COOKIE, Session, Sessions};
-use super::sign_in::{SignInError, sign_in};
+use super::sign_in::{SignInError, SignedIn, sign_in};
 use crate::auth::identity::GuestTokens;
 use crate::http::error::ApiError;
 use crate::http::error::too_many_requests;
 use crate::http::extract::{ClientAddress, JsonBody};
 use chess_store::accounts::Username;
 use chess_store::ledger::{LedgerEntry, UtcDay};
-use chess_store::{AccountRow, SignUpError, Store};
+use chess_store::{AccountRow, PasswordHash, SignUpError, Store};
 
 /// How often an open game socket re-checks its account session.
 pub const SESSION_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -150,8 +150,14 @@ impl Accounts {
         Ok(self.session_cookie(&token, self.sessions.lifetime().as_secs()))
     }
 
-    /// Refuses local sign-up and sign-in when local accounts are off.
-    fn local_accounts_on(&self) -> Result<(), Failure> {
+    /// The password hasher (class accounts hash their handed-out passwords).
+    pub(crate) fn hasher(&self) -> &PasswordHasher {
+        &self.hasher
+    }
+
+    /// Refuses local sign-up and sign-in (and class accounts, which sign in
+    /// locally) when local accounts are off.
+    pub(crate) fn local_accounts_on(&self) -> Result<(), ApiError> {
         if self.local_accounts {
             return Ok(());
         }
@@ -161,7 +167,11 @@ impl Accounts {
             }
             None => "this server has no local accounts".to_owned(),
         };
-        Err(ApiError::client(StatusCode::FORBIDDEN, "local_accounts_off", message).into())
+        Err(ApiError::client(
+            StatusCode::FORBIDDEN,
+            "local_accounts_off",
+            message,
+        ))
     }
 
     /// The verified, still active session of a request, if any.
@@ -265,6 +275,7 @@ pub fn router(accounts: Accounts) -> Router {
         .route("/api/account/sign-in", post(sign_in_route))
         .route("/api/account/sign-out", post(sign_out))
         .route("/api/account/password", post(change_password))
+        .route("/api/account/first-password", post(first_password))
         .route("/api/account/rewards", get(rewards))
         .route("/api/account/sign-in-options", get(sign_in_options))
         .with_state(accounts)
@@ -398,20 +409,23 @@ async fn sign_up(
         player_id,
         username: username.as_str().to_owned(),
         password_hash: hash,
+        must_change_password: false,
     };
     Ok(accounts.signed_in_response(StatusCode::CREATED, &account, &token))
 }
 
-/// `POST /api/account/sign-in`.
-async fn sign_in_route(
-    State(accounts): State<Accounts>,
-    ClientAddress(address): ClientAddress,
-    JsonBody(credentials): JsonBody<Credentials>,
-) -> Result<Response, Failure> {
-    accounts.local_accounts_on()?;
+/// Checks a local sign-in's username and password (the limits, the
+/// verification, the same answer for an unknown name as for a wrong
+/// password): the account they open.
+async fn checked_credentials(
+    accounts: &Accounts,
+    address: std::net::IpAddr,
+    username: &str,
+    password: &str,
+) -> Result<(AccountRow, SignedIn), Failure> {
     let (Ok(username), Ok(password)) = (
-        Username::parse(&credentials.username),
-        Password::parse(credentials.password.clone()),
+        Username::parse(username),
+        Password::parse(password.to_owned()),
     ) else {
         // No account can have a malformed name or password; still spend a
         // verification so the answer takes the usual time.
@@ -445,27 +459,119 @@ async fn sign_in_route(
         Err(SignInError::Hashing(error)) => return Err(internal(error).into()),
         Err(SignInError::Store(error)) => return Err(internal(error).into()),
     };
-    let Some(account) = account else {
-        return Err(invalid_credentials());
-    };
+    let account = account.ok_or_else(invalid_credentials)?;
+    Ok((account, signed_in))
+}
+
+/// Starts a session of `account` (storing `new_hash` first, when there is
+/// one: an upgraded or a chosen password) and answers with its cookie.
+async fn start_session(
+    accounts: &Accounts,
+    mut account: AccountRow,
+    new_hash: Option<PasswordHash>,
+) -> Result<Response, Failure> {
     let now = now_ms();
     let now_ms = now.to_stored();
     let session_id = Uuid::new_v4();
     let mut tx = accounts.store.begin().await.map_err(internal)?;
-    if let Some(upgraded) = &signed_in.upgraded_hash {
-        tx.set_password_hash(signed_in.player_id, upgraded, now_ms)
+    if let Some(hash) = new_hash {
+        tx.set_password_hash(account.player_id, &hash, now_ms)
             .await
             .map_err(internal)?;
+        account.password_hash = hash;
+        account.must_change_password = false;
     }
-    tx.start_session(session_id, signed_in.player_id, now_ms)
+    tx.start_session(session_id, account.player_id, now_ms)
         .await
         .map_err(internal)?;
     tx.commit().await.map_err(internal)?;
     let token = accounts
         .sessions
-        .issue_for(signed_in.player_id, session_id, now.secs())
+        .issue_for(account.player_id, session_id, now.secs())
         .map_err(internal)?;
     Ok(accounts.signed_in_response(StatusCode::OK, &account, &token))
+}
+
+/// `POST /api/account/sign-in`. A class account still on its handed-out
+/// password is refused with `password_change_required` (after the password
+/// was found right): it signs in through `first-password`.
+async fn sign_in_route(
+    State(accounts): State<Accounts>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(credentials): JsonBody<Credentials>,
+) -> Result<Response, Failure> {
+    accounts.local_accounts_on()?;
+    let (account, signed_in) = checked_credentials(
+        &accounts,
+        address,
+        &credentials.username,
+        &credentials.password,
+    )
+    .await?;
+    if account.must_change_password {
+        return Err(ApiError::client(
+            StatusCode::FORBIDDEN,
+            "password_change_required",
+            "choose your own password to sign in for the first time",
+        )
+        .into());
+    }
+    start_session(&accounts, account, signed_in.upgraded_hash).await
+}
+
+/// What a class account sends to sign in for the first time.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FirstPassword {
+    username: String,
+    /// The password its club's leader handed out.
+    password: String,
+    /// The account's own password from now on.
+    new_password: String,
+}
+
+/// `POST /api/account/first-password`: a class account replaces the
+/// password its leader handed out with its own, and is signed in. The
+/// handed-out password is checked as any sign-in (same limits, same answer
+/// for a wrong one).
+async fn first_password(
+    State(accounts): State<Accounts>,
+    ClientAddress(address): ClientAddress,
+    JsonBody(change): JsonBody<FirstPassword>,
+) -> Result<Response, Failure> {
+    accounts.local_accounts_on()?;
+    // A new password that cannot be stored costs no attempt.
+    let new_password = Password::parse(change.new_password.clone()).map_err(|error| {
+        ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_password",
+            error.to_string(),
+        )
+    })?;
+    if change.new_password == change.password {
+        return Err(ApiError::client(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_password",
+            "choose a password other than the one you were given",
+        )
+        .into());
+    }
+    let (account, _) =
+        checked_credentials(&accounts, address, &change.username, &change.password).await?;
+    if !account.must_change_password {
+        return Err(ApiError::client(
+            StatusCode::CONFLICT,
+            "password_already_chosen",
+            "this account has its own password already: sign in with it",
+        )
+        .into());
+    }
+    let hash = accounts
+        .hasher
+        .hash(&new_password)
+        .await
+        .map_err(internal)?;
+    start_session(&accounts, account, Some(hash)).await
 }
 
 /// `POST /api/account/sign-out`: ends the session (its token stops working

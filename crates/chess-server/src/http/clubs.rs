@@ -42,7 +42,7 @@ pub fn routes() -> axum::Router<AppState> {
         .route("/api/clubs/{id}/members/{username}/leader", post(leader))
 }
 
-fn not_found() -> ApiError {
+pub(crate) fn not_found() -> ApiError {
     ApiError::client(
         StatusCode::NOT_FOUND,
         "club_not_found",
@@ -64,6 +64,8 @@ impl From<ClubError> for ApiError {
             ClubError::NotAMember => (StatusCode::CONFLICT, "not_a_member"),
             ClubError::LastLeader => (StatusCode::CONFLICT, "last_leader"),
             ClubError::WrongInvitation => (StatusCode::FORBIDDEN, "wrong_invitation"),
+            ClubError::UsernameTaken(_) => (StatusCode::CONFLICT, "username_taken"),
+            ClubError::NotInClass => (StatusCode::NOT_FOUND, "not_in_class"),
             ClubError::Store(_) => return ApiError::Internal(Box::new(error)),
         };
         ApiError::client(status, code, message)
@@ -246,6 +248,7 @@ async fn view(
             })
             .collect();
         value["requests"] = json!(requests);
+        value["class"] = crate::http::classes::roster(&state, &id).await?;
         if let Some(code) = &club.invite_code {
             value["invite_url"] = json!(format!("/club/{}?code={code}", club.id));
         }

@@ -15,6 +15,7 @@
 //! - [`archive`]: a player's page, archive and lichess-shaped export.
 
 pub mod archive;
+pub mod classes;
 pub mod clubs;
 pub mod error;
 pub mod extract;

@@ -70,6 +70,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::http::archive::routes())
         .merge(crate::http::tournaments::routes())
         .merge(crate::http::clubs::routes())
+        .merge(crate::http::classes::routes())
         .merge(web)
         .with_state(state)
 }

@@ -23,9 +23,11 @@ impl From<ClubError> for ApiFailure {
             ClubError::WrongInvitation | ClubError::NotALeader => {
                 ApiFailure::new(StatusCode::FORBIDDEN, message)
             }
-            ClubError::NameTaken | ClubError::NotAMember | ClubError::LastLeader => {
-                ApiFailure::bad_request(message)
-            }
+            ClubError::NameTaken
+            | ClubError::NotAMember
+            | ClubError::LastLeader
+            | ClubError::UsernameTaken(_)
+            | ClubError::NotInClass => ApiFailure::bad_request(message),
             ClubError::Store(_) => ApiFailure::internal(error),
         }
     }

@@ -13,6 +13,7 @@ mod accounts_router;
 mod archive;
 mod bad_input;
 mod binary;
+mod classes;
 mod clocks;
 mod clubs;
 mod computer;

@@ -23,6 +23,9 @@ pub struct AccountRow {
     pub username: String,
     /// The current password hash.
     pub password_hash: PasswordHash,
+    /// A class account whose password was handed out (made by its club's
+    /// leaders, or given anew by them): it signs in only by choosing its own.
+    pub must_change_password: bool,
 }
 
 /// Why a sign-up was not stored.
@@ -39,14 +42,20 @@ pub enum SignUpError {
     Database(#[from] sqlx::Error),
 }
 
-fn account_row(
-    (player_id, username, password_hash): (String, String, String),
+/// The columns of an [`AccountRow`], in the order [`account_row`] reads them.
+pub(crate) const ACCOUNT_COLUMNS: &str = "player_id, username, password_hash, must_change_password";
+
+pub(crate) type AccountTuple = (String, String, String, bool);
+
+pub(crate) fn account_row(
+    (player_id, username, password_hash, must_change_password): AccountTuple,
 ) -> Result<AccountRow> {
     Ok(AccountRow {
         player_id: Uuid::parse_str(&player_id)
             .map_err(|e| StoreError::Corrupt(format!("account id {player_id:?}: {e}")))?,
         username,
         password_hash: PasswordHash::from_stored(password_hash),
+        must_change_password,
     })
 }
 
@@ -56,10 +65,10 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn account_by_username(&self, username: &Username) -> Result<Option<AccountRow>> {
-        let row: Option<(String, String, String)> = with_conn!(self, conn => {
-            sqlx::query_as(
-                "select player_id, username, password_hash from accounts where username_key = $1",
-            )
+        let row: Option<AccountTuple> = with_conn!(self, conn => {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "select {ACCOUNT_COLUMNS} from accounts where username_key = $1"
+            )))
             .bind(username.key())
             .fetch_optional(&mut *conn)
             .await?
@@ -72,10 +81,10 @@ impl Store {
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn account_by_id(&self, player_id: Uuid) -> Result<Option<AccountRow>> {
-        let row: Option<(String, String, String)> = with_conn!(self, conn => {
-            sqlx::query_as(
-                "select player_id, username, password_hash from accounts where player_id = $1",
-            )
+        let row: Option<AccountTuple> = with_conn!(self, conn => {
+            sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "select {ACCOUNT_COLUMNS} from accounts where player_id = $1"
+            )))
             .bind(player_id.to_string())
             .fetch_optional(&mut *conn)
             .await?
@@ -175,7 +184,8 @@ impl Transaction {
     }
 
     /// Replaces the account's password hash (a change of password, or an
-    /// upgrade to current Argon2 parameters on sign-in).
+    /// upgrade to current Argon2 parameters on sign-in). The password is the
+    /// account's own from now on: a class account no longer has to change it.
     ///
     /// # Errors
     /// The database error.
@@ -187,8 +197,8 @@ impl Transaction {
     ) -> Result<()> {
         with_conn!(self, conn => {
             sqlx::query(
-                "update accounts set password_hash = $2, password_changed_at = $3 \
-                 where player_id = $1",
+                "update accounts set password_hash = $2, password_changed_at = $3, \
+                 must_change_password = false where player_id = $1",
             )
             .bind(player_id.to_string())
             .bind(hash.as_str())

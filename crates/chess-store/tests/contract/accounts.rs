@@ -71,7 +71,8 @@ on_both_stores!(
             Some(AccountRow {
                 player_id: id,
                 username: "Magnus".into(),
-                password_hash: hash("first")
+                password_hash: hash("first"),
+                must_change_password: false,
             })
         );
         assert_eq!(store.account_by_id(id).await.expect("lookup"), found);

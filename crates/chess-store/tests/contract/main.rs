@@ -2,6 +2,7 @@
 //! database per test and no server: what the layers above rely on.
 
 mod accounts;
+mod classes;
 mod clubs;
 mod games;
 mod ledger;
