@@ -40,7 +40,8 @@ function sentence(text) {
 /**
  * The message to show for a failed account request. `error` is an `ApiError`
  * (status, code, message, retryAfter in seconds or null); `action` is what was
- * attempted: "sign-up", "sign-in", "password" or "load", because the same code
+ * attempted: "sign-up", "sign-in", "password", "first-password" (a class
+ * account choosing its own) or "load", because the same code
  * means different things to the person (a wrong *current* password when
  * changing it is `invalid_credentials` too).
  */
@@ -56,9 +57,11 @@ export function accountErrorText(error, action) {
     case "already_an_account":
       return "This browser is already signed in to an account. Sign out first to create another one.";
     case "invalid_credentials":
-      return action === "password"
-        ? "The current password is wrong."
-        : "Wrong username or password.";
+      if (action === "password") return "The current password is wrong.";
+      if (action === "first-password") return "The password from your sheet is wrong: sign in again with it.";
+      return "Wrong username or password.";
+    case "password_already_chosen":
+      return "This account already has its own password: sign in with it.";
     case "not_signed_in":
       return "You are not signed in (the session ended). Sign in again.";
     case "too_many_requests":

@@ -42,6 +42,18 @@ async function submitting(form, action, request) {
   }
 }
 
+/** The sheet's username and password while a class account chooses its own (never stored). */
+let firstSignIn = null;
+
+/** A class account's first sign-in: its sheet's password was right; it now chooses its own. */
+function askFirstPassword(username, password) {
+  firstSignIn = { username, password };
+  $("#signed-out").hidden = true;
+  $("#first-password-name").textContent = username;
+  $("#first-password").hidden = false;
+  $("#first-password-form").new.focus();
+}
+
 function showSignedOut(who) {
   showAccountLink(who);
   $("#account-loading").hidden = true;
@@ -189,10 +201,39 @@ function wire() {
   $("#sign-in-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = e.currentTarget;
-    const signedIn = await submitting(f, "sign-in", () => api.signIn(f.username.value, f.password.value));
+    const button = f.querySelector("button[type=submit]");
+    button.disabled = true;
+    notice(null);
+    try {
+      const signedIn = await api.signIn(f.username.value, f.password.value);
+      f.reset();
+      await showSignedIn(signedIn.username);
+    } catch (err) {
+      if (err instanceof api.ApiError && err.code === "password_change_required") {
+        askFirstPassword(f.username.value, f.password.value);
+        f.reset();
+      } else {
+        notice(err instanceof api.ApiError ? accountErrorText(err, "sign-in") : String(err.message ?? err));
+      }
+    } finally {
+      button.disabled = false;
+    }
+  });
+  $("#first-password-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = e.currentTarget;
+    if (f.new.value !== f.repeat.value) {
+      notice("The two passwords differ: type the same one twice.");
+      return;
+    }
+    const { username, password } = firstSignIn;
+    const signedIn = await submitting(f, "first-password", () => api.firstPassword(username, password, f.new.value));
     if (!signedIn) return;
     f.reset();
+    firstSignIn = null;
+    $("#first-password").hidden = true;
     await showSignedIn(signedIn.username);
+    notice(`Welcome, ${signedIn.username}: your password is saved.`, "ok");
   });
   $("#password-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -244,8 +285,14 @@ async function main() {
     if (who.kind === "account") await showSignedIn(who.name);
     else showSignedOut(who);
   } catch (err) {
-    $("#account-loading").hidden = true;
-    notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+    if (err instanceof api.ApiError && err.code === "too_many_requests") {
+      // This address has made its guests for the hour (a classroom): signing
+      // in needs none, so the forms are offered all the same.
+      showSignedOut(null);
+    } else {
+      $("#account-loading").hidden = true;
+      notice(err instanceof api.ApiError ? accountErrorText(err, "load") : String(err.message ?? err));
+    }
   }
   // A challenge or seek of this person may start while they are here.
   followLobby({ sounds: new Sounds() });

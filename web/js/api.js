@@ -72,6 +72,9 @@ export const signIn = (username, password) => request("POST", "/api/account/sign
 export const signOut = () => request("POST", "/api/account/sign-out");
 /** How people sign in here: `{ local, platform: { name, start } | null }`. */
 export const signInOptions = () => request("GET", "/api/account/sign-in-options");
+/** A class account's first sign-in: its own password replaces the one on its sheet. */
+export const firstPassword = (username, password, newPassword) =>
+  request("POST", "/api/account/first-password", { username, password, new_password: newPassword });
 export const changePassword = (currentPassword, newPassword) =>
   request("POST", "/api/account/password", { current_password: currentPassword, new_password: newPassword });
 export const account = () => request("GET", "/api/account");

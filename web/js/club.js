@@ -2,11 +2,13 @@
 // joining (at once, on request, or through the invitation link's
 // `?code=`), leaving, and for its leaders the requests to answer, the
 // members to remove or make leaders, the invitation link and a form for
-// the members' arenas (docs/protocol.md, "Clubs").
+// the members' arenas and its class accounts, printed as a sheet of slips
+// and downloaded as CSV (docs/protocol.md, "Clubs" and "Classes").
 
 import { me } from "./api.js";
 import { showAccountLink } from "./header.js";
 import { arenaFormBody, arenaItem } from "./arena-list.js";
+import { classCount, classCsv, pupilNames, sheetRows } from "./class-sheet.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -67,6 +69,33 @@ function memberItem(member, leading, myName) {
 
 let who = null;
 
+/** A class account as its leaders see it: whether the pupil has signed in, and a new password for one who forgot. */
+function rosterItem(account) {
+  const state = account.signed_in ? "has signed in" : "not signed in yet";
+  return `<li data-username="${esc(account.username)}">${esc(account.username)} <span class="muted">${state}</span>
+    <button type="button" data-reset="${esc(account.username)}">New password</button></li>`;
+}
+
+/** One printed slip: cut along the dashes and hand to the pupil. */
+function slip(row) {
+  return `<li class="slip">
+    ${row.pupil ? `<strong class="slip-pupil">${esc(row.pupil)}</strong>` : ""}
+    <span>Sign in at <span class="slip-url">${esc(row.signIn)}</span></span>
+    <span>Username <code class="slip-username">${esc(row.username)}</code></span>
+    <span>Password <code class="slip-password">${esc(row.password)}</code></span>
+    <span class="small">You choose your own password the first time you sign in.</span></li>`;
+}
+
+/** Shows the sheet of a class just created, with its CSV ready to download. */
+function showSheet(rows) {
+  $("#class-slips").innerHTML = rows.map(slip).join("");
+  const link = $("#class-csv");
+  if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+  link.href = URL.createObjectURL(new Blob([classCsv(rows)], { type: "text/csv" }));
+  link.download = `${id}-class-accounts.csv`;
+  $("#class-sheet").hidden = false;
+}
+
 async function refresh() {
   const club = await call("GET", base);
   document.title = `${club.name} · Chess`;
@@ -85,6 +114,9 @@ async function refresh() {
   $("#club-invite").hidden = !club.invite_url;
   if (club.invite_url) $("#club-invite-url").value = new URL(club.invite_url, location.origin).href;
   $("#club-arena-create").hidden = !mine.leader;
+  $("#class-card").hidden = !mine.leader;
+  const roster = club.class ?? [];
+  $("#class-roster").innerHTML = roster.length ? roster.map(rosterItem).join("") : '<li class="muted">None yet.</li>';
 
   const requests = club.requests ?? [];
   $("#club-requests-card").hidden = !mine.leader || requests.length === 0;
@@ -129,6 +161,43 @@ function wire() {
     const leader = event.target.closest("[data-leader]");
     if (leader) {
       act("POST", `${base}/members/${encodeURIComponent(leader.dataset.leader)}/leader`, { leader: leader.dataset.to === "true" });
+    }
+  });
+  $("#class-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const names = pupilNames(form.names.value);
+    const { count, error } = classCount(names, form.count.value);
+    if (error) {
+      notice(error);
+      return;
+    }
+    const body = { count };
+    if (form.prefix.value.trim()) body.prefix = form.prefix.value.trim();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    button.textContent = "Creating…";
+    const created = await act("POST", `${base}/class`, body);
+    button.disabled = false;
+    button.textContent = "Create the accounts";
+    if (created) {
+      showSheet(sheetRows(created, names, location.origin));
+      form.reset();
+    }
+  });
+  $("#class-print").addEventListener("click", () => {
+    document.body.classList.add("printing-sheet");
+    window.print();
+    document.body.classList.remove("printing-sheet");
+  });
+  $("#class-roster").addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-reset]");
+    if (!button || !confirm(`Give ${button.dataset.reset} a new password? Their old one stops working and they are signed out.`)) return;
+    const answer = await act("POST", `${base}/class/${encodeURIComponent(button.dataset.reset)}/reset`);
+    if (answer) {
+      const el = $("#class-password");
+      el.textContent = `New password for ${answer.username}: ${answer.password} (shown only now; they choose their own when they sign in).`;
+      el.hidden = false;
     }
   });
   $("#club-arena-form").addEventListener("submit", async (event) => {

@@ -58,6 +58,8 @@ test("each account error code has its own plain message", () => {
   assert.match(text("already_an_account", "sign-up"), /already signed in/);
   assert.equal(text("invalid_credentials"), "Wrong username or password.");
   assert.equal(text("invalid_credentials", "password"), "The current password is wrong.");
+  assert.match(text("invalid_credentials", "first-password"), /password from your sheet is wrong/);
+  assert.match(text("password_already_chosen"), /already has its own password/);
   assert.match(text("not_signed_in", "load"), /not signed in/);
   assert.equal(text("too_many_requests", "sign-in", 840), "Too many attempts. Try again in 14 minutes.");
   assert.equal(text("too_many_requests", "sign-in", null), "Too many attempts. Wait a while and try again.");
