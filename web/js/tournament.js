@@ -102,6 +102,8 @@ function renderMe(view, who) {
   $("#arena-sign-in").hidden = signedIn || !open;
   $("#arena-join").hidden = !signedIn || !open || mine.joined;
   $("#arena-withdraw").hidden = !signedIn || !open || !mine.joined;
+  // Once it runs, leaving keeps the score and one may come back: a pause.
+  $("#arena-withdraw").textContent = view.status === "started" ? "Pause" : "Withdraw";
   $("#arena-terminate").hidden = !mine.organiser || !open;
   const game = $("#arena-game");
   game.hidden = !mine.game_id;
@@ -109,9 +111,9 @@ function renderMe(view, who) {
   let text = "";
   if (mine.joined && view.status === "created") text = "You are in: you will be paired when it starts.";
   else if (mine.joined && mine.game_id) text = "You are playing.";
-  else if (mine.joined && mine.paused_until) text = "Paused: you missed your first move. You are back in the pool soon.";
+  else if (mine.joined && mine.paused_until) text = "Paused (a pause, or a first move not made in time): you are back in the pool soon.";
   else if (mine.joined && open) text = "Waiting for an opponent…";
-  else if (mine.withdrawn && open) text = "You withdrew: join again to play on.";
+  else if (mine.withdrawn && open) text = "You paused: your score stays. Join again to play on; each pause makes the wait to be paired again a little longer.";
   $("#arena-me").textContent = text;
   // A new game of this player: go to it now (once per game, so the back
   // button leads here again without bouncing).

@@ -303,9 +303,7 @@ async fn withdraw(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let player = account(&state, &headers).await?;
-    if !state.store.withdraw_from_tournament(&id, player).await? {
-        return Err(TournamentError::NotAPlayer.into());
-    }
+    arenas::withdraw(&state.store, &id, player).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

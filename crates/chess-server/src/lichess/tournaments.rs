@@ -376,13 +376,7 @@ pub async fn withdraw(
     Path(id): Path<String>,
 ) -> Result<Response, ApiFailure> {
     user.require(&[Scope::TournamentWrite])?;
-    if !state
-        .store
-        .withdraw_from_tournament(&id, user.player_id)
-        .await?
-    {
-        return Err(TournamentError::NotAPlayer.into());
-    }
+    arenas::withdraw(&state.store, &id, user.player_id).await?;
     Ok(ok())
 }
 

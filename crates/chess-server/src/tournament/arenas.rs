@@ -222,6 +222,36 @@ pub async fn join(store: &Store, id: &str, player: Uuid) -> Result<(), Tournamen
     store.join_tournament(id, player, rating, now).await
 }
 
+/// `player` leaves arena `id`: before it starts they are out of it; once it
+/// runs they keep their games and score and may join again, and it counts as
+/// a pause (lichess's "Pause"), so coming back waits as after a missed first
+/// move. The pause is written just after the withdrawal: a node stopping in
+/// between leaves a withdrawal without its pause, which only lets that
+/// player back sooner.
+///
+/// # Errors
+/// [`TournamentError::NotAPlayer`] when they were not in it (or had left
+/// already); the store's other refusals; the database error.
+pub async fn withdraw(store: &Store, id: &str, player: Uuid) -> Result<(), TournamentError> {
+    if !store.withdraw_from_tournament(id, player).await? {
+        return Err(TournamentError::NotAPlayer);
+    }
+    let tournament = store
+        .tournament(id)
+        .await?
+        .ok_or(TournamentError::NoSuchTournament)?;
+    if tournament.status == TournamentStatus::Started {
+        let clock = super::plan::arena_clock(&tournament);
+        let now = now_ms().to_stored();
+        store
+            .pause_tournament_player(id, player, |stored| {
+                super::director::pause_after_no_start(stored, now, clock)
+            })
+            .await?;
+    }
+    Ok(())
+}
+
 /// Who created `tournament` (their username) and how many players it
 /// has: what a listing shows beside the row.
 ///

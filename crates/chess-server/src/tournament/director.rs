@@ -176,10 +176,11 @@ pub fn game_spec(tournament: &TournamentRow) -> Result<GameSpec, TournamentError
         .with_mandatory(true))
 }
 
-/// The stored pauses after a first move not made in a game that ended at
-/// `ended`: one more pause from then, unless it was counted already (by a
-/// node that stopped after pausing and before its next tick).
-fn pause_after_no_start(
+/// The stored pauses after one more at `ended` (a first move not made in a
+/// game that ended then, or a player pausing): one more pause from then,
+/// unless it was counted already (by a node that stopped after pausing and
+/// before its next tick).
+pub(super) fn pause_after_no_start(
     stored: PauseRecord,
     ended: i64,
     clock: chess_tournament::arena::ArenaClock,

@@ -611,3 +611,66 @@ on_both_backends!(
         );
     }
 );
+
+on_both_backends!(
+    leaving_a_running_arena_is_a_pause_that_keeps_the_score,
+    |app: TestApp| async move {
+        let alice = app.api_player("Alice", &ORGANISER).await;
+        let bob = app.api_player("Bob", &ORGANISER).await;
+        let form = [
+            ("clockTime", "3"),
+            ("clockIncrement", "0"),
+            ("minutes", "30"),
+            ("waitMinutes", "0"),
+        ];
+        let id = app.create_arena(&alice, &form).await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let (status, _) = app.act(&bob, &id, "join").await;
+        assert_eq!(status, 200);
+        // The director starts it within a tick or two.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while app.arena(&id).await["status"] != 20 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the arena never started"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let bob_row = |players: Vec<chess_store::tournaments::TournamentPlayer>| {
+            players
+                .into_iter()
+                .find(|player| player.username == "Bob")
+                .expect("Bob is in it")
+        };
+        let (status, _) = app.act(&bob, &id, "withdraw").await;
+        assert_eq!(status, 200);
+        let paused = bob_row(app.store.tournament_players(&id).await.expect("players"));
+        assert!(paused.withdrawn, "out of the pool");
+        assert_eq!(paused.pauses.count, 1, "{paused:?}");
+        let (at, until) = (
+            paused.pauses.last_at.expect("when"),
+            paused.pauses.until.expect("until"),
+        );
+        assert_eq!(until - at, 10_000, "the first pause waits 10 s: {paused:?}");
+        let arena = app.arena(&id).await;
+        let line = &arena["standing"]["players"][0];
+        assert_eq!(
+            (&line["name"], &line["withdraw"]),
+            (&json!("Bob"), &json!(true))
+        );
+
+        // Joining again: in, and back in the pool once the pause is over.
+        let (status, _) = app.act(&bob, &id, "join").await;
+        assert_eq!(status, 200);
+        let back = bob_row(app.store.tournament_players(&id).await.expect("players"));
+        assert!(!back.withdrawn);
+        assert_eq!(back.pauses, paused.pauses, "the pause still holds");
+        // A second pause waits as long as the rule says for the second.
+        let (status, _) = app.act(&bob, &id, "withdraw").await;
+        assert_eq!(status, 200);
+        let again = bob_row(app.store.tournament_players(&id).await.expect("players"));
+        assert_eq!(again.pauses.count, 2, "{again:?}");
+    }
+);
