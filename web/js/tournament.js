@@ -1,11 +1,14 @@
-// An arena's page `/tournament/{id}`: its terms, the countdown, join and
-// withdraw, the live standings (paged, with fire, berserk and null-draw
+// An arena's page `/tournament/{id}`: its terms, the countdown, join,
+// withdraw (a pause once it runs), the live standings (paged, with fire, berserk and null-draw
 // marks), the podium at the end; a player who is paired is taken to the
-// game at once. The page asks the server every two seconds: any node
+// game at once (the lobby socket's `game_started`, the poll as a fallback).
+// The page asks the server for the table every two seconds: any node
 // answers from the stored rows, so every node shows the same table.
 
 import { me } from "./api.js";
 import { showAccountLink } from "./header.js";
+import { followLobby } from "./lobby-follow.js";
+import { Sounds } from "./sound.js";
 import { countdownText, phase, sheetGame, termsText } from "./arena-text.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -194,6 +197,16 @@ async function main() {
   $("#standings-next").addEventListener("click", () => {
     chosenPage = (arena?.standings.page ?? 1) + 1;
     refresh().catch((error) => notice(error.message));
+  });
+  // The server tells this page's lobby socket the moment its player is
+  // paired (on whichever node paired them); the poll stays for the standings.
+  followLobby({
+    sounds: new Sounds(),
+    stay: (gameId) => {
+      const seen = seenGames().has(gameId);
+      markSeen(gameId);
+      return seen;
+    },
   });
   setInterval(tick, 500);
   poll();

@@ -150,8 +150,9 @@ struct NodeNotice {
 pub enum LobbyEvent {
     Added(OpenSeek),
     Removed(Uuid),
-    /// A game started from `owner`'s seek, or from their challenge link
-    /// (`seek_id` is then `None`): `owner` is taken to it.
+    /// A game started from `owner`'s seek, or from their challenge link or
+    /// a tournament's pairing (`seek_id` is then `None`): `owner` is taken
+    /// to it.
     Started {
         seek_id: Option<Uuid>,
         game_id: Uuid,
@@ -593,6 +594,21 @@ impl Lobby {
             owner: creator,
         })
         .await;
+    }
+
+    /// A tournament paired `players` in `game_id`: their lobby sockets (the
+    /// tournament page, or the page of the game they just finished, on any
+    /// node) go to it at once, and their lichess event streams get its
+    /// `gameStart`, as for a game from a seek.
+    pub async fn tournament_game_started(&self, game_id: Uuid, players: [Uuid; 2]) {
+        for owner in players {
+            self.publish(LobbyEvent::Started {
+                seek_id: None,
+                game_id,
+                owner,
+            })
+            .await;
+        }
     }
 
     /// `player` cancels their seek `id`.

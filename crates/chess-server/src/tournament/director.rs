@@ -22,7 +22,6 @@ use uuid::Uuid;
 
 use super::plan::{arena_clock, plan};
 use super::standings::standings;
-use crate::lichess::notices::ApiNotice;
 use crate::state::AppState;
 
 /// How often the director looks at its tournaments.
@@ -144,13 +143,10 @@ async fn direct(
         .pair_tournament_games(&tournament.id, node, now, &pairings)
         .await?;
     for pairing in &pairings {
-        crate::lichess::challenges::publish(
-            state,
-            ApiNotice::GameStarted {
-                game_id: pairing.game.id,
-            },
-        )
-        .await;
+        state
+            .lobby
+            .tournament_game_started(pairing.game.id, [pairing.white, pairing.black])
+            .await;
     }
     tracing::info!(
         id = tournament.id,

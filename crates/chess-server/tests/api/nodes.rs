@@ -494,3 +494,55 @@ async fn failed_sign_ins_and_sign_ups_on_two_nodes_count_together() {
         assert_eq!(status, 429, "{reply}");
     }
 }
+
+/// A tournament's pairing reaches the players' lobby sockets at once on
+/// every node, whichever node's director made it: the page they wait on
+/// goes to the game without waiting for its next poll.
+#[tokio::test]
+async fn arena_pairings_reach_the_players_lobby_sockets_on_every_node() {
+    let Some((a, others)) = nodes(1).await else {
+        return;
+    };
+    let b = &others[0];
+    let organiser = a.sign_up(&a.guest().await, "Organiser").await;
+    let ann = a.sign_up(&a.guest().await, "Ann").await;
+    let ben = b.sign_up(&b.guest().await, "Ben").await;
+    // It starts in a few seconds: both are in by then, and the start pairs them.
+    let starts_at = chess_live::now_ms().to_stored() + 4_000;
+    let arena =
+        json!({ "clockTime": 3, "clockIncrement": 0, "minutes": 20, "startDate": starts_at });
+    let (status, arena) = a.post("/api/arenas", &organiser, arena).await;
+    assert_eq!(status, 201, "{arena}");
+    let id = arena["id"].as_str().expect("id").to_owned();
+    let mut ann_lobby = a
+        .try_socket("/api/lobby/socket", Some(&ann), None)
+        .await
+        .expect("lobby socket");
+    let mut ben_lobby = b
+        .try_socket("/api/lobby/socket", Some(&ben), None)
+        .await
+        .expect("lobby socket");
+    ann_lobby.recv_type("seeks").await;
+    ben_lobby.recv_type("seeks").await;
+    for (node, player) in [(&a, &ann), (b, &ben)] {
+        let (status, body) = node
+            .post(&format!("/api/arenas/{id}/join"), player, json!({}))
+            .await;
+        assert_eq!(status, 204, "{body}");
+    }
+    let started = tokio::time::timeout(PATIENCE + PATIENCE, ann_lobby.recv_type("game_started"))
+        .await
+        .expect("Ann is told of her game");
+    let game_id = started["game_id"].as_str().expect("game").to_owned();
+    let told = tokio::time::timeout(PATIENCE, ben_lobby.recv_type("game_started"))
+        .await
+        .expect("Ben, on the other node, is told too");
+    assert_eq!(told["game_id"], game_id.as_str());
+    assert_eq!(told["url"], format!("/game/{game_id}").as_str());
+    let (status, view) = b.get(&format!("/api/arenas/{id}"), Some(&ben.cookie)).await;
+    assert_eq!(
+        (status, &view["me"]["game_id"]),
+        (200, &json!(game_id)),
+        "{view}"
+    );
+}
