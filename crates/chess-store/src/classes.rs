@@ -98,15 +98,18 @@ impl Store {
         Ok(())
     }
 
-    /// The accounts club `id`'s leaders made, by username.
+    /// The accounts club `id`'s leaders made that are still its members, by
+    /// username (a pupil who left is no longer the leaders' to manage).
     ///
     /// # Errors
     /// The database error or a corrupt row.
     pub async fn class_accounts(&self, id: &str) -> Result<Vec<ClassAccount>> {
         let rows: Vec<(String, String, bool, i64)> = with_conn!(self, conn => {
             sqlx::query_as(
-                "select player_id, username, must_change_password, created_at from accounts \
-                 where class_club_id = $1 order by username_key",
+                "select a.player_id, a.username, a.must_change_password, a.created_at \
+                 from accounts a join club_members m \
+                 on m.club_id = a.class_club_id and m.player_id = a.player_id \
+                 where a.class_club_id = $1 order by a.username_key",
             )
             .bind(id)
             .fetch_all(&mut *conn)

@@ -288,6 +288,12 @@ async fn reset(
         .reset_class_password(&id, leader, pupil, &hash, now_ms().to_stored())
         .await?;
     tracing::info!(club = id, "class password handed out again");
+    // The name as the account spells it, whatever case the path used.
+    let username = state
+        .store
+        .account_by_id(pupil)
+        .await?
+        .map_or(username, |account| account.username);
     Ok(not_stored(
         StatusCode::OK,
         json!({ "username": username, "password": password, "sign_in_url": SIGN_IN_PATH }),

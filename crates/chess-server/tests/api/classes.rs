@@ -227,11 +227,19 @@ on_both_backends!(
 
         // A pupil who forgot: the leader hands out a new password, the
         // pupil's sessions end and the next sign-in chooses again.
-        let reset = format!("/api/clubs/{club}/class/{}/reset", pupil.username);
+        let reset = format!(
+            "/api/clubs/{club}/class/{}/reset",
+            pupil.username.to_uppercase()
+        );
         let (status, body) = app.post(&reset, &stranger, json!({})).await;
         assert_eq!((status, code(&body)), (403, "not_a_leader"));
         let (status, again) = app.post(&reset, &teacher, json!({})).await;
         assert_eq!(status, 200, "{again}");
+        assert_eq!(
+            again["username"],
+            pupil.username.as_str(),
+            "as the account spells it"
+        );
         let renewed = Pupil {
             username: pupil.username.clone(),
             password: again["password"].as_str().expect("password").to_owned(),
