@@ -31,9 +31,9 @@ use uuid::Uuid;
 
 use crate::auth::password::Password;
 use crate::http::archive::account_named;
-use crate::http::clubs::not_found;
 use crate::http::error::{ApiError, too_many_requests};
-use crate::http::extract::{JsonBody, signed_in};
+use crate::http::extract::JsonBody;
+use crate::http::signed_in::signed_in;
 use crate::state::AppState;
 
 /// The most accounts one class request creates.
@@ -139,7 +139,8 @@ fn default_prefix(club_id: &str) -> String {
 /// Refuses anyone but a leader of club `id`, before any password is hashed
 /// (the store checks again in the statement that writes).
 async fn require_leader(state: &AppState, id: &str, player: Uuid) -> Result<(), ApiError> {
-    state.store.club(id).await?.ok_or_else(not_found)?;
+    // An unknown club answers as the clubs do: `404 club_not_found`.
+    state.store.club(id).await?.ok_or(ClubError::NoSuchClub)?;
     let members = state.store.club_members(id).await?;
     if members
         .iter()

@@ -18,7 +18,8 @@ use uuid::Uuid;
 
 use crate::http::archive::account_named;
 use crate::http::error::ApiError;
-use crate::http::extract::{JsonBody, signed_in};
+use crate::http::extract::JsonBody;
+use crate::http::signed_in::signed_in;
 use crate::state::AppState;
 
 /// A club name's length, in characters.
@@ -42,7 +43,7 @@ pub fn routes() -> axum::Router<AppState> {
         .route("/api/clubs/{id}/members/{username}/leader", post(leader))
 }
 
-pub(crate) fn not_found() -> ApiError {
+fn not_found() -> ApiError {
     ApiError::client(
         StatusCode::NOT_FOUND,
         "club_not_found",

@@ -12,25 +12,6 @@ use axum::http::{Extensions, HeaderMap};
 use crate::http::error::ApiError;
 use crate::http::forwarded::TrustedProxies;
 
-/// The signed-in account of a request (its session cookie), or `401
-/// not_signed_in` with `why` as the message: clubs and tournaments are for
-/// accounts, not guests.
-///
-/// # Errors
-/// The `401`; the database error.
-pub async fn signed_in(
-    state: &crate::state::AppState,
-    headers: &axum::http::HeaderMap,
-    why: &'static str,
-) -> Result<uuid::Uuid, ApiError> {
-    state
-        .accounts
-        .session_of(headers)
-        .await?
-        .map(|session| session.account_id)
-        .ok_or_else(|| ApiError::client(axum::http::StatusCode::UNAUTHORIZED, "not_signed_in", why))
-}
-
 /// `Json` whose rejections are API errors with the `invalid_body` code.
 #[derive(Debug)]
 pub struct JsonBody<T>(pub T);

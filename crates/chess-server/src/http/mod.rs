@@ -24,6 +24,7 @@ pub mod pgn;
 pub mod ratings;
 pub mod routes;
 pub mod security;
+pub mod signed_in;
 pub mod summary;
 pub mod tournaments;
 pub mod web;

@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::http::archive::account_named;
 use crate::http::error::{ApiError, too_many_requests};
-use crate::http::extract::signed_in;
+use crate::http::signed_in::signed_in;
 use crate::lichess::tournaments::settings;
 use crate::state::AppState;
 use crate::tournament::arenas::full_name;
