@@ -96,8 +96,14 @@ impl Api {
         Ok(())
     }
 
-    /// `POST path` as `person` with a JSON body: the JSON answer.
-    async fn post(&self, path: &str, person: &Person, body: &Value) -> Result<Value, CallError> {
+    /// `POST path` as `person` with a JSON body: the JSON answer (`null`
+    /// for an empty one); a refusal's error code.
+    pub async fn post(
+        &self,
+        path: &str,
+        person: &Person,
+        body: &Value,
+    ) -> Result<Value, CallError> {
         let response = self
             .http
             .post(format!("{}{path}", self.base_url))
@@ -115,6 +121,59 @@ impl Api {
             return Err(CallError(code));
         }
         Ok(body)
+    }
+
+    /// `GET path` as `person`: the JSON answer; a refusal's error code.
+    pub async fn get(&self, path: &str, person: &Person) -> Result<Value, CallError> {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.base_url))
+            .header("cookie", &person.cookie)
+            .send()
+            .await
+            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+        let status = response.status();
+        let body: Value = response
+            .json()
+            .await
+            .map_err(|_| CallError(format!("http_{}_bad_json", status.as_u16())))?;
+        if !status.is_success() {
+            let code = body["error"]["code"]
+                .as_str()
+                .map_or_else(|| format!("http_{}", status.as_u16()), str::to_owned);
+            return Err(CallError(code));
+        }
+        Ok(body)
+    }
+
+    /// A class account's first sign-in (`POST /api/account/first-password`):
+    /// the account, signed in, and the answer (its `id` and `username`).
+    pub async fn first_password(
+        &self,
+        username: &str,
+        password: &str,
+        new_password: &str,
+    ) -> Result<(Person, Value), CallError> {
+        let body =
+            json!({ "username": username, "password": password, "new_password": new_password });
+        let response = self
+            .http
+            .post(format!("{}/api/account/first-password", self.base_url))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+        let status = response.status().as_u16();
+        let cookie = set_cookie(&response, "chess_session")
+            .ok_or_else(|| CallError(format!("first_password_{status}")))?;
+        let answer = response.json().await.unwrap_or(Value::Null);
+        Ok((
+            Person {
+                cookie,
+                account: true,
+            },
+            answer,
+        ))
     }
 
     /// A timed game: `white` creates a challenge, `black` takes the seat.

@@ -2,6 +2,8 @@
 //! of this crate (`src/bin/`) and a module here, which the server's test
 //! binaries run short:
 //!
+//! - [`arena`]: a class plays a whole arena on one or two nodes, one killed
+//!   half-way, and the stored rows are audited (docs/tournaments.md).
 //! - [`load`]: many games over real sockets, the server's CPU per move and
 //!   the latencies (docs/performance.md).
 //! - [`crash`]: SIGKILL at random moments during play, and the audit after
@@ -15,6 +17,7 @@
 //! ([`server`]), a player's HTTP and socket client ([`client`]) and the
 //! random legal moves they play ([`moves`]).
 
+pub mod arena;
 pub mod client;
 pub mod crash;
 pub mod flags;
