@@ -35,6 +35,11 @@ cargo fmt --all -- --check
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "WebAssembly: the rules and the engine build for the browser (wasm32-unknown-unknown)"
+# rustup does not add a target for an installed toolchain by itself.
+rustup target add wasm32-unknown-unknown
+cargo build --target wasm32-unknown-unknown -p chess-rules -p chess-engine --lib
+
 step "cargo test (all crates; the server's tests on SQLite and PostgreSQL)"
 cargo test --workspace
 

@@ -1,5 +1,6 @@
 //! The engine's public face: levels, limits, and the search result.
 
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -120,6 +121,19 @@ impl SearchResult {
     }
 }
 
+/// Where the engine reads the time: a monotonic clock, as the time since
+/// some fixed moment. Natively the system's ([`system_time`]); in a
+/// browser, where `std::time::Instant` does not exist, the page's
+/// `performance.now()` handed in by the bindings
+/// ([`Engine::set_time_source`]).
+pub type TimeSource = fn() -> Duration;
+
+/// The system's monotonic clock, since the first time it was read.
+pub fn system_time() -> Duration {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed()
+}
+
 /// A chess engine playing at one [`Level`]. It keeps its transposition table
 /// between searches (call [`Engine::new_game`] between games) and its random
 /// generator, so a game played from the same seed is the same game.
@@ -128,6 +142,7 @@ pub struct Engine {
     level: Level,
     rng: Rng,
     tt: TranspositionTable,
+    time: TimeSource,
 }
 
 impl Engine {
@@ -137,7 +152,14 @@ impl Engine {
             level,
             rng: Rng::new(seed),
             tt: TranspositionTable::new(level.settings().hash_megabytes),
+            time: system_time,
         }
+    }
+
+    /// Makes the engine keep time with `time` instead of the system's
+    /// clock (a browser's, or a test's).
+    pub fn set_time_source(&mut self, time: TimeSource) {
+        self.time = time;
     }
 
     /// The level it plays at.
@@ -187,7 +209,9 @@ impl Engine {
         stop: &AtomicBool,
         mut on_iteration: impl FnMut(&SearchResult),
     ) -> SearchResult {
-        let start = Instant::now();
+        let time = self.time;
+        let start = time();
+        let elapsed = || time().saturating_sub(start);
         let settings = self.level.settings();
         let budget = limits.time_budget(self.level);
         let max_depth = [Some(MAX_DEPTH), limits.depth, settings.max_depth]
@@ -210,7 +234,7 @@ impl Engine {
                 depth: 0,
                 seldepth: 0,
                 nodes: 0,
-                elapsed: start.elapsed(),
+                elapsed: elapsed(),
                 pv: Vec::new(),
             };
         };
@@ -222,6 +246,7 @@ impl Engine {
         };
         let deadline = Deadline {
             stop,
+            time,
             hard_deadline: budget.map(|b| start + b),
             node_limit: limits.nodes,
         };
@@ -274,7 +299,7 @@ impl Engine {
             }
             result.nodes = searcher.nodes;
             result.seldepth = searcher.seldepth as u32;
-            result.elapsed = start.elapsed();
+            result.elapsed = elapsed();
             on_iteration(&result);
             return result;
         }
@@ -302,7 +327,7 @@ impl Engine {
             result.depth = depth;
             result.seldepth = searcher.seldepth as u32;
             result.nodes = searcher.nodes;
-            result.elapsed = start.elapsed();
+            result.elapsed = elapsed();
             on_iteration(&result);
 
             // A mate within the searched depth is exact: deeper adds nothing.
@@ -312,14 +337,14 @@ impl Engine {
             if let Some(budget) = budget {
                 // The next iteration takes a few times longer than this one:
                 // past half the budget it would almost surely be cut off.
-                if start.elapsed() >= budget / 2 || legal.len() == 1 {
+                if elapsed() >= budget / 2 || legal.len() == 1 {
                     break;
                 }
             }
         }
         result.nodes = searcher.nodes;
         result.seldepth = result.seldepth.max(searcher.seldepth as u32);
-        result.elapsed = start.elapsed();
+        result.elapsed = elapsed();
         result
     }
 }
@@ -363,6 +388,59 @@ mod tests {
         fn assert_send<T: Send + 'static>() {}
         assert_send::<Engine>();
         assert_send::<SearchResult>();
+    }
+
+    /// A clock that moves 5 ms every time it is read.
+    fn hurried_time() -> Duration {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static READINGS: AtomicU64 = AtomicU64::new(0);
+        Duration::from_millis(5 * READINGS.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// A clock that never moves.
+    fn frozen_time() -> Duration {
+        Duration::from_secs(1)
+    }
+
+    #[test]
+    fn the_engine_keeps_time_only_with_its_time_source() {
+        let position = chess_rules::Position::startpos();
+        let stop = AtomicBool::new(false);
+
+        // Time runs out after about 40 readings of this clock: the search
+        // stops long before the depth it could reach in no time.
+        let mut hurried = Engine::new(Level::Hard, 1);
+        hurried.set_time_source(hurried_time);
+        let limits = Limits {
+            depth: Some(30),
+            ..Limits::movetime(Duration::from_millis(200))
+        };
+        let result = hurried.search(&position, &[], limits, &stop);
+        assert!(result.best_move.is_some());
+        assert!(result.depth < 30, "stopped at depth {}", result.depth);
+        assert!(
+            result.elapsed >= Duration::from_millis(100),
+            "{:?}",
+            result.elapsed
+        );
+        // Measured on that clock too: whole steps of 5 ms.
+        assert_eq!(
+            result.elapsed.as_nanos() % 5_000_000,
+            0,
+            "{:?}",
+            result.elapsed
+        );
+
+        // A clock that never moves never ends a search: the depth does.
+        let mut unhurried = Engine::new(Level::Hard, 1);
+        unhurried.set_time_source(frozen_time);
+        let limits = Limits {
+            depth: Some(4),
+            ..Limits::movetime(Duration::from_millis(1))
+        };
+        let result = unhurried.search(&position, &[], limits, &stop);
+        assert_eq!(result.depth, 4);
+        assert_eq!(result.elapsed, Duration::ZERO);
     }
 
     #[test]

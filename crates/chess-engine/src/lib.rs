@@ -28,7 +28,7 @@ mod search;
 mod tt;
 pub mod uci;
 
-pub use engine::{Clock, Engine, Limits, MAX_DEPTH, SearchResult};
+pub use engine::{Clock, Engine, Limits, MAX_DEPTH, SearchResult, TimeSource, system_time};
 pub use eval::evaluate;
 pub use level::{Level, ParseLevelError};
 pub use score::Score;

@@ -3,10 +3,11 @@
 //! reductions, killer and history move ordering, repetition detection.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::Duration;
 
 use chess_rules::{Move, MoveList, Position, Role};
 
+use crate::engine::TimeSource;
 use crate::eval::{SIMPLE_VALUE, evaluate, is_insufficient_material};
 use crate::score::{INFINITY, MATE, MATE_BOUND};
 use crate::tt::{Bound, TranspositionTable};
@@ -20,7 +21,9 @@ const CHECK_EVERY_NODES: u64 = 1024;
 /// Why and when a search must stop.
 pub(crate) struct Deadline<'a> {
     pub stop: &'a AtomicBool,
-    pub hard_deadline: Option<Instant>,
+    /// The clock `hard_deadline` is read on.
+    pub time: TimeSource,
+    pub hard_deadline: Option<Duration>,
     pub node_limit: Option<u64>,
 }
 
@@ -92,7 +95,7 @@ impl<'a> Searcher<'a> {
         }
         if self.nodes.is_multiple_of(CHECK_EVERY_NODES)
             && let Some(deadline) = self.deadline.hard_deadline
-            && Instant::now() >= deadline
+            && (self.deadline.time)() >= deadline
         {
             self.aborted = true;
         }
