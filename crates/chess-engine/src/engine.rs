@@ -1,8 +1,7 @@
 //! The engine's public face: levels, limits, and the search result.
 
-use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chess_rules::{Move, Position};
 
@@ -10,6 +9,7 @@ use crate::Level;
 use crate::rng::Rng;
 use crate::score::{INFINITY, MATE, MATE_BOUND, Score};
 use crate::search::{Deadline, Searcher};
+use crate::time::{TimeSource, system_time};
 use crate::tt::TranspositionTable;
 
 /// The deepest iteration the engine starts, whatever the limits say.
@@ -119,19 +119,6 @@ impl SearchResult {
         let micros = self.elapsed.as_micros().max(1);
         u64::try_from(u128::from(self.nodes) * 1_000_000 / micros).unwrap_or(u64::MAX)
     }
-}
-
-/// Where the engine reads the time: a monotonic clock, as the time since
-/// some fixed moment. Natively the system's ([`system_time`]); in a
-/// browser, where `std::time::Instant` does not exist, the page's
-/// `performance.now()` handed in by the bindings
-/// ([`Engine::set_time_source`]).
-pub type TimeSource = fn() -> Duration;
-
-/// The system's monotonic clock, since the first time it was read.
-pub fn system_time() -> Duration {
-    static ORIGIN: OnceLock<Instant> = OnceLock::new();
-    ORIGIN.get_or_init(Instant::now).elapsed()
 }
 
 /// A chess engine playing at one [`Level`]. It keeps its transposition table

@@ -25,10 +25,12 @@ mod level;
 mod rng;
 mod score;
 mod search;
+mod time;
 mod tt;
 pub mod uci;
 
-pub use engine::{Clock, Engine, Limits, MAX_DEPTH, SearchResult, TimeSource, system_time};
+pub use engine::{Clock, Engine, Limits, MAX_DEPTH, SearchResult};
 pub use eval::evaluate;
 pub use level::{Level, ParseLevelError};
 pub use score::Score;
+pub use time::{TimeSource, system_time};

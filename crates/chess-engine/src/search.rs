@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use chess_rules::{Move, MoveList, Position, Role};
 
-use crate::engine::TimeSource;
 use crate::eval::{SIMPLE_VALUE, evaluate, is_insufficient_material};
 use crate::score::{INFINITY, MATE, MATE_BOUND};
+use crate::time::TimeSource;
 use crate::tt::{Bound, TranspositionTable};
 
 /// The deepest the search ever goes from the root, extensions included.
