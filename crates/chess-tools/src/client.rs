@@ -45,7 +45,7 @@ impl Api {
             .get(format!("{}/api/me", self.base_url))
             .send()
             .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+            .map_err(unreachable)?;
         let cookie = set_cookie(&response, "chess_guest")
             .ok_or_else(|| CallError(format!("no_cookie_{}", response.status().as_u16())))?;
         Ok(Person {
@@ -58,20 +58,39 @@ impl Api {
     /// session cookie.
     pub async fn sign_up(&self, username: &str, password: &str) -> Result<Person, CallError> {
         let body = json!({ "username": username, "password": password });
+        let (person, _) = self
+            .signed_in("/api/account/sign-up", &body, "sign_up")
+            .await?;
+        Ok(person)
+    }
+
+    /// `POST path` with `body` and no cookie, which answers with a session
+    /// cookie: the account, signed in, and the answer; `{refusal}_{status}`
+    /// when no session came back.
+    async fn signed_in(
+        &self,
+        path: &str,
+        body: &Value,
+        refusal: &str,
+    ) -> Result<(Person, Value), CallError> {
         let response = self
             .http
-            .post(format!("{}/api/account/sign-up", self.base_url))
-            .json(&body)
+            .post(format!("{}{path}", self.base_url))
+            .json(body)
             .send()
             .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+            .map_err(unreachable)?;
         let status = response.status().as_u16();
         let cookie = set_cookie(&response, "chess_session")
-            .ok_or_else(|| CallError(format!("sign_up_{status}")))?;
-        Ok(Person {
-            cookie,
-            account: true,
-        })
+            .ok_or_else(|| CallError(format!("{refusal}_{status}")))?;
+        let answer = response.json().await.unwrap_or(Value::Null);
+        Ok((
+            Person {
+                cookie,
+                account: true,
+            },
+            answer,
+        ))
     }
 
     /// Renews an account's session cookie (`GET /api/account` hands out a
@@ -86,7 +105,7 @@ impl Api {
             .header("cookie", &person.cookie)
             .send()
             .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+            .map_err(unreachable)?;
         if !response.status().is_success() {
             return Err(CallError(format!("renew_{}", response.status().as_u16())));
         }
@@ -111,16 +130,10 @@ impl Api {
             .json(body)
             .send()
             .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+            .map_err(unreachable)?;
         let status = response.status();
         let body: Value = response.json().await.unwrap_or(Value::Null);
-        if !status.is_success() {
-            let code = body["error"]["code"]
-                .as_str()
-                .map_or_else(|| format!("http_{}", status.as_u16()), str::to_owned);
-            return Err(CallError(code));
-        }
-        Ok(body)
+        refused(status, body)
     }
 
     /// `GET path` as `person`: the JSON answer; a refusal's error code.
@@ -131,19 +144,13 @@ impl Api {
             .header("cookie", &person.cookie)
             .send()
             .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+            .map_err(unreachable)?;
         let status = response.status();
         let body: Value = response
             .json()
             .await
             .map_err(|_| CallError(format!("http_{}_bad_json", status.as_u16())))?;
-        if !status.is_success() {
-            let code = body["error"]["code"]
-                .as_str()
-                .map_or_else(|| format!("http_{}", status.as_u16()), str::to_owned);
-            return Err(CallError(code));
-        }
-        Ok(body)
+        refused(status, body)
     }
 
     /// A class account's first sign-in (`POST /api/account/first-password`):
@@ -156,24 +163,8 @@ impl Api {
     ) -> Result<(Person, Value), CallError> {
         let body =
             json!({ "username": username, "password": password, "new_password": new_password });
-        let response = self
-            .http
-            .post(format!("{}/api/account/first-password", self.base_url))
-            .json(&body)
-            .send()
+        self.signed_in("/api/account/first-password", &body, "first_password")
             .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
-        let status = response.status().as_u16();
-        let cookie = set_cookie(&response, "chess_session")
-            .ok_or_else(|| CallError(format!("first_password_{status}")))?;
-        let answer = response.json().await.unwrap_or(Value::Null);
-        Ok((
-            Person {
-                cookie,
-                account: true,
-            },
-            answer,
-        ))
     }
 
     /// A timed game: `white` creates a challenge, `black` takes the seat.
@@ -204,10 +195,7 @@ impl Api {
         if let Some(person) = person {
             request = request.header("cookie", &person.cookie);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|_| CallError("http_unreachable".to_owned()))?;
+        let response = request.send().await.map_err(unreachable)?;
         if !response.status().is_success() {
             return Err(CallError(format!("http_{}", response.status().as_u16())));
         }
@@ -234,6 +222,23 @@ impl Api {
             close_code: None,
         })
     }
+}
+
+/// A request that reached no server.
+fn unreachable(_: reqwest::Error) -> CallError {
+    CallError("http_unreachable".to_owned())
+}
+
+/// `body` when `status` is a success, else the error code it names (or
+/// `http_<status>` when it names none).
+fn refused(status: reqwest::StatusCode, body: Value) -> Result<Value, CallError> {
+    if status.is_success() {
+        return Ok(body);
+    }
+    let code = body["error"]["code"]
+        .as_str()
+        .map_or_else(|| format!("http_{}", status.as_u16()), str::to_owned);
+    Err(CallError(code))
 }
 
 /// `name=value` of the `Set-Cookie` header for cookie `name`.

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use chess_tournament::arena::{
-    ArenaClock, FinishedGame, Outcome, Sheet, closing_window, pairing_wait,
+    ArenaClock, FinishedGame, Mark, Outcome, Sheet, closing_window, pairing_wait,
 };
 use serde_json::Value;
 
@@ -168,11 +168,7 @@ pub async fn check(
     report: &mut Report,
 ) -> Result<StoredArena, String> {
     let (arena, joined, games) = read(database_url).await?;
-    let mut by_player: HashMap<&str, Vec<&StoredGame>> = HashMap::new();
-    for game in &games {
-        by_player.entry(&game.white).or_default().push(game);
-        by_player.entry(&game.black).or_default().push(game);
-    }
+    let by_player = games_by_player(&games);
     report.add("players", joined.len() as u64);
     report.add("pairings", games.len() as u64);
     report.add(
@@ -216,6 +212,16 @@ pub async fn check(
         );
     }
     Ok(arena)
+}
+
+/// Each player's games, in the order they were paired (as `games` are).
+fn games_by_player(games: &[StoredGame]) -> HashMap<&str, Vec<&StoredGame>> {
+    let mut by_player: HashMap<&str, Vec<&StoredGame>> = HashMap::new();
+    for game in games {
+        by_player.entry(&game.white).or_default().push(game);
+        by_player.entry(&game.black).or_default().push(game);
+    }
+    by_player
 }
 
 fn closes_at(arena: &StoredArena) -> i64 {
@@ -423,22 +429,10 @@ fn check_standings(
                     "berserked_games",
                     finished.iter().filter(|game| game.berserk).count() as u64,
                 );
-                report.add(
-                    "games_doubled_on_fire",
-                    sheet
-                        .games
-                        .iter()
-                        .filter(|game| game.mark == chess_tournament::arena::Mark::Double)
-                        .count() as u64,
-                );
-                report.add(
-                    "draws_scored_zero",
-                    sheet
-                        .games
-                        .iter()
-                        .filter(|game| game.mark == chess_tournament::arena::Mark::Null)
-                        .count() as u64,
-                );
+                let marked =
+                    |mark: Mark| sheet.games.iter().filter(|game| game.mark == mark).count();
+                report.add("games_doubled_on_fire", marked(Mark::Double) as u64);
+                report.add("draws_scored_zero", marked(Mark::Null) as u64);
             }
         }
     }
@@ -514,18 +508,9 @@ mod tests {
         }
     }
 
-    fn by_player(games: &[StoredGame]) -> HashMap<&str, Vec<&StoredGame>> {
-        let mut by_player: HashMap<&str, Vec<&StoredGame>> = HashMap::new();
-        for game in games {
-            by_player.entry(&game.white).or_default().push(game);
-            by_player.entry(&game.black).or_default().push(game);
-        }
-        by_player
-    }
-
     fn pairing_findings(games: &[StoredGame]) -> Vec<&'static str> {
         let mut report = Report::new(String::new());
-        check_pairings(&arena(), games, &by_player(games), &mut report);
+        check_pairings(&arena(), games, &games_by_player(games), &mut report);
         let mut checks: Vec<&'static str> = report.findings.iter().map(|f| f.check).collect();
         checks.sort_unstable();
         checks.dedup();
@@ -583,7 +568,7 @@ mod tests {
             .into_iter()
             .map(|(player, at)| (player.to_owned(), at))
             .collect();
-        let waits = waits(&arena(), &joined, &by_player(&games), &[]);
+        let waits = waits(&arena(), &joined, &games_by_player(&games), &[]);
         assert_eq!(waits.limit_ms, 16_000);
         let mut counted = waits.counted.clone();
         counted.sort_unstable();
@@ -638,7 +623,7 @@ mod tests {
             let seen = HashMap::new();
             check_standings(
                 &arena(),
-                &by_player(&games),
+                &games_by_player(&games),
                 &seen,
                 &logs,
                 standings,
@@ -663,6 +648,6 @@ mod tests {
         joined: &HashMap<String, i64>,
         outages: &[Outage],
     ) -> Waits {
-        waits(&arena(), joined, &by_player(games), outages)
+        waits(&arena(), joined, &games_by_player(games), outages)
     }
 }

@@ -42,6 +42,8 @@ pub struct Pupil {
 pub struct Arena {
     pub id: String,
     /// Unix ms.
+    pub starts_at: i64,
+    /// Unix ms.
     pub ends_at: i64,
 }
 

@@ -120,8 +120,8 @@ async fn run_on(config: &Config, folder: &Path, database_url: &str) -> Result<Re
     }
     let mut outages = Vec::new();
     if config.kill {
-        let starts_at = arena.ends_at - i64::from(config.minutes) * 60_000;
-        let kill_at = starts_at + ((arena.ends_at - starts_at) as f64 * KILL_AT) as i64;
+        let length = arena.ends_at - arena.starts_at;
+        let kill_at = arena.starts_at + (length as f64 * KILL_AT) as i64;
         tokio::time::sleep(Duration::from_millis(
             u64::try_from(kill_at - unix_ms()).unwrap_or(0),
         ))
@@ -280,13 +280,18 @@ async fn create_arena(
             }),
         )
         .await?;
-    let (Some(id), Some(ends_at)) = (created["id"].as_str(), created["ends_at"].as_i64()) else {
+    let (Some(id), Some(starts_at), Some(ends_at)) = (
+        created["id"].as_str(),
+        created["starts_at"].as_i64(),
+        created["ends_at"].as_i64(),
+    ) else {
         return Err(RunError::Setup(format!(
-            "an arena without id or end: {created}"
+            "an arena without id, start or end: {created}"
         )));
     };
     Ok(Arc::new(Arena {
         id: id.to_owned(),
+        starts_at,
         ends_at,
     }))
 }
