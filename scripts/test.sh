@@ -35,10 +35,11 @@ cargo fmt --all -- --check
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "WebAssembly: the rules and the engine build for the browser (wasm32-unknown-unknown)"
-# rustup does not add a target for an installed toolchain by itself.
+step "WebAssembly: the browser's rules and engine (chess-wasm) linted for wasm32-unknown-unknown"
+# rustup does not add a target for an installed toolchain by itself (chess-server's build
+# script, which builds the module, adds it too when missing).
 rustup target add wasm32-unknown-unknown
-cargo build --target wasm32-unknown-unknown -p chess-rules -p chess-engine --lib
+cargo clippy --target wasm32-unknown-unknown -p chess-wasm -- -D warnings
 
 step "cargo test (all crates; the server's tests on SQLite and PostgreSQL)"
 cargo test --workspace

@@ -80,7 +80,8 @@ impl AllowedOrigins {
     }
 
     /// The `Content-Security-Policy` for the web client: its own scripts
-    /// (ES modules, nothing inline, no `eval`), styles and images (plus the
+    /// (ES modules, nothing inline, no `eval`; its own WebAssembly module may
+    /// be compiled, `'wasm-unsafe-eval'`, which allows nothing else), styles and images (plus the
     /// `data:` favicon), sockets to the allowed origins, and no framing,
     /// plugins or `<base>` tricks.
     pub fn content_security_policy(&self) -> String {
@@ -88,7 +89,7 @@ impl AllowedOrigins {
         connect.extend(self.socket_sources());
         [
             "default-src 'self'".to_owned(),
-            "script-src 'self'".to_owned(),
+            "script-src 'self' 'wasm-unsafe-eval'".to_owned(),
             "style-src 'self'".to_owned(),
             "img-src 'self' data:".to_owned(),
             "font-src 'self'".to_owned(),

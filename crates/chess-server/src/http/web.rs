@@ -3,10 +3,14 @@
 //! with `--web-dir`, read from a folder on every request (for working on the
 //! client without rebuilding the server).
 //!
-//! Files are served at their path under `web/`, `/` is `index.html`, and
-//! every game page `/game/<id>` is `game.html`.
+//! Files are served at their path under `web/`, `/` is `index.html`, every
+//! game page `/game/<id>` and every game of this browser `/local/<id>` is
+//! `game.html`, and the WebAssembly rules and engine (built by `build.rs`,
+//! never in `web/`) are under `/wasm/`.
 
+use std::borrow::Cow;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use axum::Router;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
@@ -14,6 +18,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use rust_embed::RustEmbed;
+use sha2::{Digest, Sha256};
 use tower_http::services::{ServeDir, ServeFile};
 
 /// `web/` as it was at build time, less what only development needs: the
@@ -38,15 +43,62 @@ struct Embedded;
 /// upgrade, pages and scripts never mix versions.
 const REVALIDATE: &str = "no-cache";
 
-/// The client's routes: the game page and every file as the fallback.
+/// The client's routes: the game pages, the WebAssembly module, and every
+/// file as the fallback.
 pub fn routes<S: Clone + Send + Sync + 'static>(web_dir: Option<&Path>) -> Router<S> {
+    let router = Router::new()
+        .route("/wasm/chess_wasm.js", get(wasm_glue))
+        .route("/wasm/chess_wasm_bg.wasm", get(wasm_module));
     match web_dir {
-        Some(folder) => Router::new()
+        Some(folder) => router
             .route_service("/game/{id}", ServeFile::new(folder.join("game.html")))
+            .route_service("/local/{id}", ServeFile::new(folder.join("game.html")))
             .fallback_service(ServeDir::new(folder)),
-        None => Router::new()
+        None => router
             .route("/game/{id}", get(game_page))
+            .route("/local/{id}", get(game_page))
             .fallback(embedded_file),
+    }
+}
+
+/// The JavaScript glue wasm-bindgen wrote for `chess-wasm`.
+static WASM_GLUE: Built = Built::new(include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/wasm/chess_wasm.js"
+)));
+/// `chess-wasm` compiled for the browser.
+static WASM_MODULE: Built = Built::new(include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/wasm/chess_wasm_bg.wasm"
+)));
+
+async fn wasm_glue(headers: HeaderMap) -> Response {
+    WASM_GLUE.serve("text/javascript", &headers)
+}
+
+async fn wasm_module(headers: HeaderMap) -> Response {
+    WASM_MODULE.serve("application/wasm", &headers)
+}
+
+/// A file the build made, with its entity tag computed on first use.
+struct Built {
+    data: &'static [u8],
+    etag: OnceLock<String>,
+}
+
+impl Built {
+    const fn new(data: &'static [u8]) -> Built {
+        Built {
+            data,
+            etag: OnceLock::new(),
+        }
+    }
+
+    fn serve(&'static self, mime: &str, request: &HeaderMap) -> Response {
+        let etag = self
+            .etag
+            .get_or_init(|| entity_tag(&Sha256::digest(self.data)));
+        respond(Cow::Borrowed(self.data), etag, mime, request)
     }
 }
 
@@ -94,26 +146,35 @@ fn serve(path: &str, request: &HeaderMap) -> Response {
     let Some(file) = Embedded::get(path) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let hash = file.metadata.sha256_hash();
-    let etag = format!(
-        "\"{}\"",
-        hash[..16]
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect::<String>()
-    );
+    let etag = entity_tag(&file.metadata.sha256_hash());
+    respond(file.data, &etag, file.metadata.mimetype(), request)
+}
+
+/// The entity tag of a file by its SHA-256: its first 16 bytes in hex.
+fn entity_tag(hash: &[u8]) -> String {
+    let hex: String = hash
+        .iter()
+        .take(16)
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    format!("\"{hex}\"")
+}
+
+/// `data` of type `mime` tagged `etag`, or `304` when the browser's copy
+/// (by `If-None-Match`) is current.
+fn respond(data: Cow<'static, [u8]>, etag: &str, mime: &str, request: &HeaderMap) -> Response {
     let mut headers = HeaderMap::new();
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(REVALIDATE));
-    if let Ok(value) = HeaderValue::from_str(&etag) {
+    if let Ok(value) = HeaderValue::from_str(etag) {
         headers.insert(ETAG, value);
     }
-    if matches_etag(request, &etag) {
+    if matches_etag(request, etag) {
         return (StatusCode::NOT_MODIFIED, headers).into_response();
     }
-    if let Ok(value) = HeaderValue::from_str(&content_type(file.metadata.mimetype())) {
+    if let Ok(value) = HeaderValue::from_str(&content_type(mime)) {
         headers.insert(CONTENT_TYPE, value);
     }
-    (headers, file.data).into_response()
+    (headers, data).into_response()
 }
 
 /// Text types say they are UTF-8, so no browser guesses an encoding.

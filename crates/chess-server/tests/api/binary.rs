@@ -126,9 +126,13 @@ async fn serves_the_built_in_web_client_from_an_empty_folder() {
         "no web folder beside it"
     );
     let game_page = format!("/game/{}", Uuid::new_v4());
+    let local_page = format!("/local/{}", Uuid::new_v4());
     for (path, content_type, marker) in [
         ("/", "text/html", "/js/home.js"),
         (game_page.as_str(), "text/html", "/js/game.js"),
+        (local_page.as_str(), "text/html", "/js/game.js"),
+        // The browser's rules and engine, built by the build script, not in `web/`.
+        ("/wasm/chess_wasm.js", "javascript", "class LocalGame"),
         ("/js/game.js", "javascript", "import"),
         ("/js/board.js", "javascript", "export"),
         ("/css/style.css", "text/css", "{"),
@@ -154,6 +158,22 @@ async fn serves_the_built_in_web_client_from_an_empty_folder() {
     let etag = header(&script, "etag");
     let revalidated = reqwest::Client::new()
         .get(format!("{}/js/game.js", server.url))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(revalidated.status(), 304);
+
+    // The WebAssembly module is a module, typed so browsers compile it as it streams in.
+    let module = server.get("/wasm/chess_wasm_bg.wasm").await;
+    assert_eq!(module.status(), 200);
+    assert_eq!(header(&module, "content-type"), "application/wasm");
+    let etag = header(&module, "etag");
+    assert!(!etag.is_empty(), "the module has an etag");
+    let bytes = module.bytes().await.expect("a body");
+    assert!(bytes.starts_with(b"\0asm"), "a WebAssembly binary");
+    let revalidated = reqwest::Client::new()
+        .get(format!("{}/wasm/chess_wasm_bg.wasm", server.url))
         .header("if-none-match", &etag)
         .send()
         .await
