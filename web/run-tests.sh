@@ -7,7 +7,9 @@
 #   web/run-tests.sh --unit     # unit tests only
 #
 # Environment: CARGO_TARGET_DIR (where the server is built), CHESS_SERVER_BIN
-# (use this binary instead of building), CHROMIUM_PATH (default /usr/bin/chromium).
+# (use this binary instead of building), CHROMIUM_PATH (default /usr/bin/chromium),
+# CHESS_WASM_DIR (the WebAssembly rules and engine the unit tests load; default
+# <target>/wasm/pkg, which building the server makes).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -19,6 +21,13 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   step "node and npm (Debian packages)"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+
+target_dir=$(cd .. && cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
+export CHESS_WASM_DIR="${CHESS_WASM_DIR:-$target_dir/wasm/pkg}"
+if [ ! -f "$CHESS_WASM_DIR/chess_wasm_bg.wasm" ]; then
+  step "the WebAssembly rules and engine (chess-server's build script builds them)"
+  (cd .. && cargo build -p chess-server)
 fi
 
 step "unit tests"

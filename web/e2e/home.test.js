@@ -90,7 +90,7 @@ describe("home page", () => {
     const page = await newPlayer(suite);
     await page.locator("#computer-form select[name=color]").selectOption("white");
     await page.getByRole("button", { name: "Play the computer" }).click();
-    await page.waitForURL(/\/game\//);
+    await page.waitForURL(/\/local\//);
     await waitForStatus(page, /Your move/);
     await clickMove(page, "e2", "e4");
     await waitForMoves(page, 2); // the computer's reply

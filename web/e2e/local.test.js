@@ -13,7 +13,7 @@ describe("games on one screen", () => {
   test("two players on one screen, started from the home page", async () => {
     const page = await newPlayer(suite);
     await page.getByRole("button", { name: "Start a game on this screen" }).click();
-    await page.waitForURL(/\/game\//);
+    await page.waitForURL(/\/local\//);
     await waitForStatus(page, /White to move/);
     await clickMove(page, "e2", "e4");
     await waitForStatus(page, /Black to move/);

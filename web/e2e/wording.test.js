@@ -45,7 +45,7 @@ describe("wording", () => {
     const page = await newPlayer(suite);
     await page.locator("#computer-form select[name=tc]").selectOption("corr");
     await page.getByRole("button", { name: "Play the computer" }).click();
-    await page.waitForURL(/\/game\//);
+    await page.waitForURL(/\/local\//);
     await page.goto("/");
     const item = page.locator("#my-games li").first();
     await item.filter({ hasText: "No clock · computer" }).waitFor();

@@ -1,7 +1,10 @@
 // The game page: wires the board, input, clocks and socket to the server's
-// game (docs/protocol.md, "Game socket"). All chess decisions come from the
-// server; this file keeps the local view state (selection, orientation,
-// review position, promotion choice) and turns taps into intents.
+// game (docs/protocol.md, "Game socket"), or, for a game of this browser
+// (`/local/<id>`: one screen or the computer), to the same messages from
+// local-host.js, which runs the server's rules in WebAssembly. All chess
+// decisions come from there; this file keeps the local view state
+// (selection, orientation, review position, promotion choice) and turns taps
+// into intents.
 
 import { showTournament } from "./game-tournament.js";
 import * as api from "./api.js";
@@ -10,6 +13,9 @@ import { pieceSvg } from "./pieces.js";
 import { BoardInput, tapSquare, pressSquare, needsPromotion, promotionChoices, toUci } from "./input.js";
 import { ClockView } from "./clock.js";
 import { ReconnectingSocket } from "./socket.js";
+import { loadChess } from "./chess-wasm.js";
+import { EngineClient } from "./engine-client.js";
+import { LocalHost } from "./local-host.js";
 import { showAccountLink, trackHeaderHeight } from "./header.js";
 import { Sounds, soundForEvent } from "./sound.js";
 import { followLobby, STARTED_KEY } from "./lobby-follow.js";
@@ -26,6 +32,8 @@ const START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const $ = (sel) => document.querySelector(sel);
 
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
+/** A game of this browser, kept in its storage, rather than one on the server. */
+const inBrowser = location.pathname.startsWith("/local/");
 
 const view = {
   game: null,
@@ -451,7 +459,11 @@ function onServerMessage(msg, { settledMoves = [] } = {}) {
         break;
     }
   }
-  if (!game) return;
+  if (!game) {
+    // Nothing to show: say why (a game of this browser that it does not hold).
+    if (msg.type === "error") $("#status").textContent = msg.message || msg.code;
+    return;
+  }
   if (msg.type === "state" || msg.type === "event") {
     // Clocks are redrawn from the moment this message arrived; render() must not reset them.
     clocks.update(game.clocks ?? null);
@@ -552,9 +564,19 @@ function wireControls() {
     else return;
     e.preventDefault();
   });
-  $("#download-pgn").href = api.pgnUrl(gameId);
+  if (inBrowser) {
+    // The PGN is written here, from the game in this browser.
+    $("#download-pgn").download = `${gameId}.pgn`;
+    $("#download-pgn").addEventListener("click", (e) => {
+      const blob = new Blob([socket.pgn()], { type: "application/x-chess-pgn" });
+      e.currentTarget.href = URL.createObjectURL(blob);
+    });
+    $("#copy-link").hidden = true;
+  } else {
+    $("#download-pgn").href = api.pgnUrl(gameId);
+  }
   $("#copy-pgn").addEventListener("click", async () => {
-    const text = await (await fetch(api.pgnUrl(gameId))).text();
+    const text = inBrowser ? socket.pgn() : await (await fetch(api.pgnUrl(gameId))).text();
     await copyText(text, "PGN copied.");
   });
   $("#copy-link").addEventListener("click", () => copyText(location.href, "Link copied: anyone who opens it can watch."));
@@ -602,6 +624,35 @@ async function copyText(text, done) {
   render();
 }
 
+function serverSocket() {
+  return new ReconnectingSocket(api.socketUrl(`/api/games/${encodeURIComponent(gameId)}/socket`), {
+    hello: (version) => ({ type: "hello", version }),
+    onMessage: onServerMessage,
+    onStatus: onSocketStatus,
+    // The server answers every ping: hearing nothing for a while means the
+    // connection died without closing (a lost signal); reconnect then.
+    silenceMs: SILENCE_LIMIT_MS,
+  });
+}
+
+/** The game of this browser behind the socket's interface, or null when the rules do not load. */
+async function localHost() {
+  try {
+    const chess = await loadChess();
+    return new LocalHost({
+      chess,
+      id: gameId,
+      storage: localStorage,
+      engine: new EngineClient(),
+      onMessage: onServerMessage,
+      onStatus: onSocketStatus,
+    });
+  } catch (err) {
+    $("#status").textContent = `This browser could not load the rules of the game: ${err.message ?? err}`;
+    return null;
+  }
+}
+
 async function main() {
   if (!gameId) {
     $("#status").textContent = "No game id in the address.";
@@ -614,14 +665,8 @@ async function main() {
   }
   input = new BoardInput($("#board"), owner);
   wireControls();
-  socket = new ReconnectingSocket(api.socketUrl(`/api/games/${encodeURIComponent(gameId)}/socket`), {
-    hello: (version) => ({ type: "hello", version }),
-    onMessage: onServerMessage,
-    onStatus: onSocketStatus,
-    // The server answers every ping: hearing nothing for a while means the
-    // connection died without closing (a lost signal); reconnect then.
-    silenceMs: SILENCE_LIMIT_MS,
-  });
+  socket = inBrowser ? await localHost() : serverSocket();
+  if (!socket) return;
   socket.connect();
   trackHeaderHeight();
   // A challenge of this person's started elsewhere: go there, unless busy playing here.

@@ -11,6 +11,8 @@ import { Sounds } from "./sound.js";
 import { countedTitle, newlyYourMove, sinceText, yourMoveGames } from "./your-move.js";
 import { refreshArenas, wireArenaForm } from "./home-arenas.js";
 import { showClubs } from "./home-clubs.js";
+import { loadChess } from "./chess-wasm.js";
+import { createLocalGame, localGameSummaries } from "./local-host.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
@@ -153,16 +155,32 @@ function refreshSoon() {
   }, 200);
 }
 
+/** This browser's own games (computer, one screen), for the "Your games" list; none when the rules do not load. */
+async function browserGames() {
+  try {
+    return localGameSummaries(await loadChess(), localStorage, Date.now());
+  } catch {
+    return [];
+  }
+}
+
 async function refreshLists() {
-  const mine = await attempt(api.myGames);
-  if (mine) {
-    showYourMove(mine.games);
-    $("#my-games").innerHTML = mine.games.length ? mine.games.map(gameItem).join("") : `<li class="muted">None yet.</li>`;
+  // Without the server (offline) the games of this browser are still listed.
+  const [mine, here] = await Promise.all([attempt(api.myGames), browserGames()]);
+  if (mine) showYourMove(mine.games);
+  const games = [...here, ...(mine?.games ?? [])];
+  if (mine || here.length) {
+    $("#my-games").innerHTML = games.length ? games.map(gameItem).join("") : `<li class="muted">None yet.</li>`;
   }
   const live = await attempt(api.liveGames);
   if (live) {
     $("#live-games").innerHTML = live.games.length ? live.games.map(gameItem).join("") : `<li class="muted">None right now.</li>`;
   }
+}
+
+/** A preset of the time selects as the rules crate writes it (`5+3`, `correspondence`). */
+function presetText(preset) {
+  return preset === "corr" ? "correspondence" : preset;
 }
 
 function go(url) {
@@ -211,13 +229,15 @@ function wire() {
       }
     }
   });
+  // The computer and one-screen games run in this browser (the rules and the
+  // engine in WebAssembly), kept in its storage: no server, no network needed.
   $("#computer-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = e.currentTarget;
-    const res = await attempt(() =>
-      api.createComputerGame(Number(f.level.value), f.color.value, api.timeControlFromPreset(f.tc.value)),
-    );
-    if (res) go(res.url);
+    const you = f.color.value === "random" ? (Math.random() < 0.5 ? "white" : "black") : f.color.value;
+    const opponent = { kind: "computer", level: Number(f.level.value), color: you === "white" ? "black" : "white" };
+    const url = await attempt(async () => createLocalGame(await loadChess(), localStorage, { opponent, timeControl: presetText(f.tc.value) }));
+    if (url) go(url);
   });
   $("#friend-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -240,8 +260,9 @@ function wire() {
   });
   $("#local-form").addEventListener("submit", async (e) => {
     e.preventDefault();
-    const res = await attempt(() => api.createLocalGame(api.timeControlFromPreset(e.currentTarget.tc.value)));
-    if (res) go(res.url);
+    const timeControl = presetText(e.currentTarget.tc.value);
+    const url = await attempt(async () => createLocalGame(await loadChess(), localStorage, { opponent: { kind: "one_screen" }, timeControl }));
+    if (url) go(url);
   });
 }
 
