@@ -9,7 +9,9 @@
 # Environment: CARGO_TARGET_DIR (where the server is built), CHESS_SERVER_BIN
 # (use this binary instead of building), CHROMIUM_PATH (default /usr/bin/chromium),
 # CHESS_WASM_DIR (the WebAssembly rules and engine the unit tests load; default
-# <target>/wasm/pkg, which building the server makes).
+# <target>/wasm/pkg, which building the server makes), CHESS_ENGINE_BIN (the native engine
+# the WebAssembly one is compared with; default <target>/release/chess-engine, built when
+# missing or older than its sources).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -28,6 +30,13 @@ export CHESS_WASM_DIR="${CHESS_WASM_DIR:-$target_dir/wasm/pkg}"
 if [ ! -f "$CHESS_WASM_DIR/chess_wasm_bg.wasm" ]; then
   step "the WebAssembly rules and engine (chess-server's build script builds them)"
   (cd .. && cargo build -p chess-server)
+fi
+
+# The differential test compares the WebAssembly engine with the native one.
+export CHESS_ENGINE_BIN="${CHESS_ENGINE_BIN:-$target_dir/release/chess-engine}"
+if [ ! -x "$CHESS_ENGINE_BIN" ] || [ -n "$(find ../crates/chess-engine ../crates/chess-rules -newer "$CHESS_ENGINE_BIN" -name '*.rs' -print -quit)" ]; then
+  step "the native engine, for the differential test (cargo build --release -p chess-engine)"
+  (cd .. && cargo build --release -p chess-engine --bin chess-engine)
 fi
 
 step "unit tests"
