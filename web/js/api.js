@@ -60,6 +60,8 @@ export const createLocalGame = (timeControl) =>
   request("POST", "/api/games/local", { time_control: timeControl });
 export const createComputerGame = (level, color, timeControl) =>
   request("POST", "/api/games/computer", { level, color, time_control: timeControl });
+/** A finished game of this browser, for the signed-in player's archive. */
+export const uploadGame = (body) => request("POST", "/api/games/played-here", body);
 export const myGames = () => request("GET", "/api/games/mine");
 export const liveGames = () => request("GET", "/api/games/live");
 export const gameRatings = (id) => request("GET", `/api/games/${encodeURIComponent(id)}/ratings`);

@@ -16,6 +16,7 @@ import { ReconnectingSocket } from "./socket.js";
 import { loadChess } from "./chess-wasm.js";
 import { EngineClient } from "./engine-client.js";
 import { LocalHost } from "./local-host.js";
+import { handOverFinished } from "./local-archive.js";
 import { showAccountLink, trackHeaderHeight } from "./header.js";
 import { Sounds, soundForEvent } from "./sound.js";
 import { followLobby, STARTED_KEY } from "./lobby-follow.js";
@@ -50,6 +51,7 @@ const view = {
   abortReason: null, // why the game shown was aborted, once it is
   touch: false, // the last pointer on the page was a finger: no keyboard hints
   premoveRequests: 0, // premove set/cancel requests whose answer has not come back yet
+  me: null, // GET /api/me, once known
 };
 
 const board = new BoardView($("#board"), $("#coords"));
@@ -127,7 +129,8 @@ function renderRating(el, color) {
   el.textContent = ratingLabel(rating) + (change ? ` ${change}` : "");
   el.dataset.change = change;
   el.hidden = !rating;
-  const key = ratingsKey(view.game);
+  // A game of this browser has no ratings (nor anything else on the server).
+  const key = inBrowser ? null : ratingsKey(view.game);
   if (key && key !== view.ratingsKey) {
     view.ratingsKey = key;
     api.gameRatings(gameId).then(
@@ -423,6 +426,7 @@ function onServerMessage(msg, { settledMoves = [] } = {}) {
   view.game = game;
   if (msg.type === "event" && game && game.version !== before?.version) {
     const ended = msg.event?.kind === "ended";
+    if (ended && inBrowser) keepInArchive();
     if (ended && game.result?.reason === "aborted") {
       view.abortReason = abortExplanation(before, Date.now() + view.serverOffsetMs, view.abortedByMe);
     }
@@ -635,6 +639,14 @@ function serverSocket() {
   });
 }
 
+/** A signed-in player's finished game of this browser goes to their archive. */
+function keepInArchive() {
+  if (view.me?.kind !== "account") return;
+  loadChess()
+    .then((chess) => handOverFinished({ chess, storage: localStorage, username: view.me.name, upload: api.uploadGame }))
+    .catch(() => {});
+}
+
 /** The game of this browser behind the socket's interface, or null when the rules do not load. */
 async function localHost() {
   try {
@@ -659,7 +671,8 @@ async function main() {
     return;
   }
   try {
-    showAccountLink(await api.me());
+    view.me = await api.me();
+    showAccountLink(view.me);
   } catch {
     // Watching needs no identity; playing will report its own error.
   }

@@ -13,6 +13,7 @@ import { refreshArenas, wireArenaForm } from "./home-arenas.js";
 import { showClubs } from "./home-clubs.js";
 import { loadChess } from "./chess-wasm.js";
 import { createLocalGame, localGameSummaries } from "./local-host.js";
+import { handOverFinished } from "./local-archive.js";
 
 const $ = (sel) => document.querySelector(sel);
 const seeks = new Map();
@@ -303,6 +304,12 @@ async function main() {
   if (who) {
     $("#me").textContent = identityText(who);
     showAccountLink(who);
+  }
+  if (who?.kind === "account") {
+    // Games finished here while offline (or before signing in) reach the archive now.
+    loadChess()
+      .then((chess) => handOverFinished({ chess, storage: localStorage, username: who.name, upload: api.uploadGame }))
+      .catch(() => {});
   }
   wireArenaForm(who, notice);
   showClubs(who, notice);

@@ -70,7 +70,7 @@ pub struct Game {
     /// The moves with the positions they lead to, for the board's endings
     /// (threefold repetition needs the history); derived from the saved
     /// moves, so never persisted.
-    record: GameRecord,
+    pub(crate) record: GameRecord,
 }
 
 impl Game {

@@ -67,6 +67,7 @@ mod saved;
 mod settings;
 mod spec;
 mod time_control;
+mod verify;
 
 pub use error::{GameError, RestoreError};
 pub use event::{Event, EventKind, PremoveCancelReason};
@@ -80,3 +81,4 @@ pub use time_control::{
     INITIAL_STEP_MS, MAX_INCREMENT_MS, MAX_INITIAL_MS, RealTime, Speed, TimeControl,
     TimeControlError,
 };
+pub use verify::ResultMismatch;

@@ -24,13 +24,15 @@ use crate::clock::{Clock, SystemClock, UnixMs};
 use crate::command::{Applied, Command, Refusal};
 use crate::model::{GameMode, GameStage, PlayerKind};
 use crate::nodes::{HEARTBEAT_EVERY, NodeDirectory};
-use crate::notice::{ChangeNotice, PRESENCE_CHANNEL, PresenceNotice, PresenceOutbox};
+use crate::notice::{
+    ChangeNotice, GAMES_CHANNEL, PRESENCE_CHANNEL, PresenceNotice, PresenceOutbox,
+};
 use crate::owner::{
     Entry, Freshness, GameHandle, Gone, JoinError, Owner, OwnerContext, OwnerReport,
     stored_deadline,
 };
 use crate::rows::{GameRow, PlayerRow};
-use crate::store::{GameStore, StoreError, StoreResult};
+use crate::store::{Batch, GameStore, GameWrite, StoreError, StoreResult, WriteOutcome};
 use crate::stored;
 use crate::telemetry::Telemetry;
 use crate::time_control;
@@ -407,6 +409,85 @@ impl Registry {
             premove_nodes: ByColor::default(),
         };
         (row, game)
+    }
+
+    /// Stores a finished game played elsewhere (in a browser: one screen or
+    /// the computer) as it ended, seated as `new` says: its row and every
+    /// move in one transaction, so it is in the players' archives whole or
+    /// not at all. Nothing is hosted and no reward is settled (such games
+    /// have one person in them). The caller has checked the game
+    /// ([`Game::verify_result`]).
+    ///
+    /// Returns `false`, storing nothing, when a game with this id exists
+    /// already (the same upload sent twice).
+    ///
+    /// # Errors
+    /// The store's, when nothing was stored.
+    pub async fn store_finished(&self, new: &NewGame, game: &Game) -> StoreResult<bool> {
+        let store = self.context.store.as_ref();
+        if store.game(new.id).await?.is_some() {
+            return Ok(false);
+        }
+        let created_at = UnixMs::from_millis(game.created_at_ms());
+        let ended_at = UnixMs::from_millis(game.saved().state.last_event_at_ms);
+        // The game as it began, then the write that brings it to its end:
+        // the one path every game's moves take into the store.
+        let begun = Game::new(game.spec().clone(), *game.settings(), game.created_at_ms());
+        let first = GameRow {
+            id: new.id,
+            mode: new.mode,
+            white_id: new.white.as_ref().map(|p| p.id),
+            black_id: new.black.as_ref().map(|p| p.id),
+            computer_level: new.computer_level.map(|level| i64::from(level.number())),
+            time_control: time_control::to_json(game.time_control()).to_string(),
+            status: GameStage::Playing,
+            result: None,
+            state: stored::state_json(&begun),
+            version: 0,
+            rematch_of: None,
+            rematch_id: None,
+            created_at,
+            updated_at: created_at,
+            deadline_at: None,
+            recent_events: "[]".to_owned(),
+            premove_nodes: ByColor::default(),
+        };
+        let last = GameRow {
+            status: GameStage::Finished,
+            result: game.result().map(|result| {
+                serde_json::json!({ "winner": result.winner, "reason": result.reason.code() })
+                    .to_string()
+            }),
+            state: stored::state_json(game),
+            version: i64::try_from(game.version()).unwrap_or(i64::MAX),
+            updated_at: ended_at,
+            ..first.clone()
+        };
+        let new_moves = (0..game.moves().len())
+            .filter_map(|ply| stored::move_row(game, ply))
+            .collect();
+        let batch = Batch {
+            games: vec![first],
+            writes: vec![GameWrite {
+                row: last,
+                expected_version: 0,
+                keep_moves: None,
+                new_moves,
+                settle: None,
+                rematch: None,
+                notice: None,
+            }],
+            ..Batch::default()
+        };
+        match store
+            .write_batch(&batch, GAMES_CHANNEL, &|_| Vec::new())
+            .await
+        {
+            Ok(outcome) => Ok(outcome.writes.first() == Some(&WriteOutcome::Written)),
+            // Stored meanwhile by the same upload sent twice at once.
+            Err(_) if store.game(new.id).await?.is_some() => Ok(false),
+            Err(error) => Err(error),
+        }
     }
 
     /// Calls `call` with the handle of game `id` (loading it if needed),

@@ -11,3 +11,4 @@ mod premove;
 mod properties;
 mod rematch;
 mod takeback;
+mod verify;

@@ -12,7 +12,8 @@
 //! - [`summary`], [`pgn`]: game lists and PGN export with `[%clk]`;
 //! - [`ratings`]: players' ratings and their history, a game's rating changes;
 //! - [`web`]: the web client, built into the binary;
-//! - [`archive`]: a player's page, archive and lichess-shaped export.
+//! - [`archive`]: a player's page, archive and lichess-shaped export;
+//! - [`uploads`]: finished games played in the browser, checked and kept.
 
 pub mod archive;
 pub mod classes;
@@ -27,4 +28,5 @@ pub mod security;
 pub mod signed_in;
 pub mod summary;
 pub mod tournaments;
+pub mod uploads;
 pub mod web;

@@ -71,6 +71,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::http::tournaments::routes())
         .merge(crate::http::clubs::routes())
         .merge(crate::http::classes::routes())
+        .merge(crate::http::uploads::routes())
         .merge(web)
         .with_state(state)
 }
@@ -140,7 +141,7 @@ async fn me(
 
 /// `429 too_many_requests` when the player has created too many games in the
 /// last minute (seeks, challenges, local and computer games all count).
-fn limit_game_creation(state: &AppState, identity: &Identity) -> Result<(), ApiError> {
+pub(crate) fn limit_game_creation(state: &AppState, identity: &Identity) -> Result<(), ApiError> {
     state
         .game_limits
         .hit(identity.id, std::time::Instant::now())

@@ -33,4 +33,5 @@ mod reward_webhook;
 mod security;
 mod slow_database;
 mod tournaments;
+mod uploads;
 mod writer;
