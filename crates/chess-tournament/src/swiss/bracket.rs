@@ -556,13 +556,27 @@ impl Bracket<'_> {
                     .filter(|&(u, _)| self.is_mdp(u))
                     .map(|(u, _)| u)
                     .collect();
-                let window_members: Vec<usize> = paired_mdps.iter().copied().take(window).collect();
-                let order = Order::Mdp {
-                    s1: mdp_paired,
-                    window: window_members,
+                let mut guess: Vec<usize> = paired_mdps.iter().copied().take(window).collect();
+                let mut tries = 0;
+                let pairs = loop {
+                    let order = Order::Mdp {
+                        s1: mdp_paired,
+                        window: guess.clone(),
+                    };
+                    current = self.matching(&layout, &order, &active, &no_cut);
+                    let pairs = member_pairs(&current, &active);
+                    let actual: Vec<usize> = pairs
+                        .iter()
+                        .filter(|&&(u, _)| self.is_mdp(u))
+                        .map(|&(u, _)| u)
+                        .take(window)
+                        .collect();
+                    tries += 1;
+                    if actual == guess || tries >= 4 {
+                        break pairs;
+                    }
+                    guess = actual;
                 };
-                current = self.matching(&layout, &order, &active, &no_cut);
-                let pairs = member_pairs(&current, &active);
                 let take: Vec<(usize, usize)> = pairs
                     .iter()
                     .copied()
@@ -623,18 +637,30 @@ impl Bracket<'_> {
                         lows
                     }
                 };
-                let order = Order::Homogeneous {
-                    rank: rank.clone(),
-                    count: residents.len(),
-                    s1: remainder_pairs,
-                    window: lower_members.iter().copied().take(window).collect(),
+                // The window names the first S1 players; if the matching
+                // puts others first in S1, solve again with those.
+                let mut guess: Vec<usize> = lower_members.iter().copied().take(window).collect();
+                let mut tries = 0;
+                let (mates, pairs) = loop {
+                    let order = Order::Homogeneous {
+                        rank: rank.clone(),
+                        count: residents.len(),
+                        s1: remainder_pairs,
+                        window: guess.clone(),
+                    };
+                    let mates = self.matching(&layout, &order, &active, &limbo_cut);
+                    let mut pairs: Vec<(usize, usize)> = member_pairs(&mates, &active)
+                        .into_iter()
+                        .filter(|&(u, v)| rank[u].is_some() && rank[v].is_some())
+                        .collect();
+                    pairs.sort_by_key(|&(u, _)| rank[u]);
+                    let actual: Vec<usize> = pairs.iter().map(|&(u, _)| u).take(window).collect();
+                    tries += 1;
+                    if actual == guess || tries >= 4 {
+                        break (mates, pairs);
+                    }
+                    guess = actual;
                 };
-                let mates = self.matching(&layout, &order, &active, &limbo_cut);
-                let mut pairs: Vec<(usize, usize)> = member_pairs(&mates, &active)
-                    .into_iter()
-                    .filter(|&(u, v)| rank[u].is_some() && rank[v].is_some())
-                    .collect();
-                pairs.sort_by_key(|&(u, _)| rank[u]);
                 let take: Vec<(usize, usize)> = pairs.into_iter().take(window).collect();
                 if take.is_empty() {
                     break;
