@@ -27,7 +27,7 @@
 
 use super::colour::{self, Colour, Strength};
 use super::dutch::{Entrant, Float};
-use super::weight::{I64_BITS, I128_BITS, I512, I512_BITS};
+use super::weight::{I64_BITS, I128_BITS, I256_BITS, I512, I512_BITS, Wide};
 use integer_blossom::Weight;
 
 /// How the bracket stands in the round.
@@ -95,6 +95,9 @@ enum Order {
         count: usize,
         s1: usize,
         window: Vec<usize>,
+        /// False once no best candidate needs an exchange: the exchange
+        /// tiers are then constant and left out.
+        exchanges: bool,
     },
 }
 
@@ -106,6 +109,39 @@ struct Layout {
     next_low: u32,
     bracket_low: u32,
     max_sd: i64,
+}
+
+/// How the tiers of one phase are packed into one integer weight.
+struct Packing {
+    radices: Vec<u64>,
+    kept: Vec<bool>,
+    bits: f64,
+}
+
+impl Packing {
+    fn pack(&self, tiers: &Tiers) -> I512 {
+        self.pack_wide(tiers)
+    }
+
+    fn pack_wide<const LIMBS: usize>(&self, tiers: &Tiers) -> Wide<LIMBS> {
+        let mut w = Wide::<LIMBS>::ZERO;
+        for (t, &value) in tiers.iter().enumerate() {
+            if self.kept[t] {
+                w = w.mul_small(self.radices[t]) + Wide::from_i64(value);
+            }
+        }
+        w
+    }
+
+    fn pack128(&self, tiers: &Tiers) -> i128 {
+        let mut w: i128 = 0;
+        for (t, &value) in tiers.iter().enumerate() {
+            if self.kept[t] {
+                w = w * i128::from(self.radices[t]) + i128::from(value);
+            }
+        }
+        w
+    }
 }
 
 impl Bracket<'_> {
@@ -341,12 +377,13 @@ impl Bracket<'_> {
                 count,
                 s1,
                 window,
+                exchanges,
             } => {
                 let n = i64::try_from(*count).unwrap_or(0) + 1;
                 let s1 = i64::try_from(*s1).unwrap_or(0);
                 let ranks = if members { rank[u].zip(rank[v]) } else { None };
                 match ranks {
-                    Some((ru, _)) => {
+                    Some((ru, _)) if *exchanges => {
                         let r = i64::try_from(ru + 1).unwrap_or(0);
                         out.extend([
                             -i64::from(r > s1),
@@ -355,7 +392,7 @@ impl Bracket<'_> {
                             if r > s1 { (n - r) * (n - r) } else { 0 },
                         ]);
                     }
-                    None => out.extend([0, 0, 0, 0]),
+                    _ => out.extend([0, 0, 0, 0]),
                 }
                 for &w in window {
                     out.push(match ranks {
@@ -395,18 +432,43 @@ impl Bracket<'_> {
         active: &[usize],
         cut: &dyn Fn(usize, usize) -> bool,
     ) -> Vec<Option<usize>> {
+        let packing = self.packing(layout, order, active, cut);
+        self.matching_packed(layout, order, active, cut, &packing)
+    }
+
+    /// The radices of the tiers over the graph on `active`: each tier's
+    /// largest total over a matching, so that a tier outweighs all lower
+    /// ones. Valid for any subgraph too.
+    fn packing(
+        &self,
+        layout: &Layout,
+        order: &Order,
+        active: &[usize],
+        cut: &dyn Fn(usize, usize) -> bool,
+    ) -> Packing {
         let m = active.len();
         let mut buffer = Tiers::new();
-        // Pass 1: the largest value of each tier, for the radices.
-        let mut max_abs: Vec<i64> = Vec::new();
+        // Per tier: the largest positive and negative edge values, and the
+        // vertices with a non-zero edge (a matching holds at most half of
+        // them in that tier).
+        let mut max_pos: Vec<i64> = Vec::new();
+        let mut max_neg: Vec<i64> = Vec::new();
+        let mut touched: Vec<Vec<bool>> = Vec::new();
         for i in 0..m {
             for j in (i + 1)..m {
                 if self.tiers(layout, order, cut, active[i], active[j], &mut buffer) {
-                    if max_abs.len() < buffer.len() {
-                        max_abs.resize(buffer.len(), 0);
+                    if max_pos.len() < buffer.len() {
+                        max_pos.resize(buffer.len(), 0);
+                        max_neg.resize(buffer.len(), 0);
+                        touched.resize(buffer.len(), vec![false; m]);
                     }
-                    for (slot, value) in max_abs.iter_mut().zip(&buffer) {
-                        *slot = (*slot).max(value.abs());
+                    for (t, &value) in buffer.iter().enumerate() {
+                        if value != 0 {
+                            max_pos[t] = max_pos[t].max(value);
+                            max_neg[t] = max_neg[t].max(-value);
+                            touched[t][i] = true;
+                            touched[t][j] = true;
+                        }
                     }
                 }
             }
@@ -415,17 +477,19 @@ impl Bracket<'_> {
             Order::None => 0,
             Order::Mdp { window, .. } | Order::Homogeneous { window, .. } => window.len(),
         };
-        let tiers = max_abs.len();
-        // Edges a matching can hold: m/2; a window tier: one.
-        let pairs = u64::try_from(m / 2 + 1).unwrap_or(u64::MAX);
-        let radices: Vec<u64> = max_abs
-            .iter()
-            .enumerate()
-            .map(|(t, &max)| {
-                let bound = if t + window_len >= tiers { 1 } else { pairs };
-                2 * bound * max.unsigned_abs() + 1
+        let tiers = max_pos.len();
+        let radices: Vec<u64> = (0..tiers)
+            .map(|t| {
+                // A window tier: one edge; another: half its vertices.
+                let bound = if t + window_len >= tiers {
+                    1
+                } else {
+                    u64::try_from(touched[t].iter().filter(|x| **x).count() / 2).unwrap_or(0)
+                };
+                bound * (max_pos[t].unsigned_abs() + max_neg[t].unsigned_abs()) + 1
             })
             .collect();
+        let max_abs: Vec<i64> = (0..tiers).map(|t| max_pos[t].max(max_neg[t])).collect();
         let kept: Vec<bool> = max_abs.iter().map(|&max| max != 0).collect();
         let bits: f64 = radices
             .iter()
@@ -434,37 +498,89 @@ impl Bracket<'_> {
             .map(|(&r, _)| (r as f64).log2())
             .sum::<f64>()
             + 2.0;
-        let pack = |buffer: &Tiers| -> I512 {
-            let mut w = I512::ZERO;
-            for (t, &value) in buffer.iter().enumerate() {
-                if kept[t] {
-                    w = w.mul_small(radices[t]) + I512::from_i64(value);
-                }
-            }
-            w
-        };
-        let pack128 = |buffer: &Tiers| -> i128 {
-            let mut w: i128 = 0;
-            for (t, &value) in buffer.iter().enumerate() {
-                if kept[t] {
-                    w = w * i128::from(radices[t]) + i128::from(value);
-                }
-            }
-            w
-        };
-        if bits <= f64::from(I64_BITS) {
-            self.solve_with(layout, order, active, cut, |b| {
-                i64::try_from(pack128(b)).expect("fits in 64 bits")
-            })
-        } else if bits <= f64::from(I128_BITS) {
-            self.solve_with(layout, order, active, cut, pack128)
-        } else {
-            assert!(
-                bits <= f64::from(I512_BITS),
-                "a bracket's criteria need {bits} bits"
-            );
-            self.solve_with(layout, order, active, cut, pack)
+        assert!(
+            bits <= f64::from(I512_BITS),
+            "a bracket's criteria need {bits} bits"
+        );
+        Packing {
+            radices,
+            kept,
+            bits,
         }
+    }
+
+    fn matching_packed(
+        &self,
+        layout: &Layout,
+        order: &Order,
+        active: &[usize],
+        cut: &dyn Fn(usize, usize) -> bool,
+        packing: &Packing,
+    ) -> Vec<Option<usize>> {
+        self.matching_typed(layout, order, active, cut, packing)
+    }
+
+    fn matching_typed(
+        &self,
+        layout: &Layout,
+        order: &Order,
+        active: &[usize],
+        cut: &dyn Fn(usize, usize) -> bool,
+        packing: &Packing,
+    ) -> Vec<Option<usize>> {
+        if packing.bits <= f64::from(I64_BITS) {
+            self.solve_with(layout, order, active, cut, |b| {
+                i64::try_from(packing.pack128(b)).expect("fits in 64 bits")
+            })
+        } else if packing.bits <= f64::from(I128_BITS) {
+            self.solve_with(layout, order, active, cut, |b| packing.pack128(b))
+        } else if packing.bits <= f64::from(I256_BITS) {
+            self.solve_with(layout, order, active, cut, |b| packing.pack_wide::<4>(b))
+        } else {
+            self.solve_with(layout, order, active, cut, |b| packing.pack(b))
+        }
+    }
+
+    /// The total weight of `pairs` (vertex pairs), `None` if one is no edge.
+    fn value(
+        &self,
+        layout: &Layout,
+        order: &Order,
+        cut: &dyn Fn(usize, usize) -> bool,
+        pairs: &[(usize, usize)],
+        packing: &Packing,
+    ) -> Option<I512> {
+        let mut buffer = Tiers::new();
+        let mut total = I512::ZERO;
+        for &(u, v) in pairs {
+            let (u, v) = if u < v { (u, v) } else { (v, u) };
+            if !self.tiers(layout, order, cut, u, v, &mut buffer) {
+                return None;
+            }
+            total += packing.pack(&buffer);
+        }
+        Some(total)
+    }
+
+    /// The weight of the heaviest matching on `active`, and the matching.
+    fn best(
+        &self,
+        layout: &Layout,
+        order: &Order,
+        active: &[usize],
+        cut: &dyn Fn(usize, usize) -> bool,
+        packing: &Packing,
+    ) -> (Vec<Option<usize>>, I512) {
+        let mates = self.matching_packed(layout, order, active, cut, packing);
+        let pairs: Vec<(usize, usize)> = active
+            .iter()
+            .zip(&mates)
+            .filter_map(|(&u, m)| m.filter(|&v| u < v).map(|v| (u, v)))
+            .collect();
+        let total = self
+            .value(layout, order, cut, &pairs, packing)
+            .expect("a matching uses edges");
+        (mates, total)
     }
 
     fn solve_with<W: Weight>(
@@ -491,27 +607,45 @@ impl Bracket<'_> {
             .collect()
     }
 
-    /// The bits the criteria tiers need, to size the order windows.
-    fn criteria_bits(&self, layout: &Layout) -> f64 {
-        let m = self.vertex_count() as f64;
-        let per = (m + 3.0).log2() + 1.5;
-        let tiers = 2 + layout.c6_levels.len() + 1 + layout.c7_levels.len() + 12;
-        let sd_extra = 4.0 * ((layout.max_sd.max(1) as f64).log2() + 1.0);
-        per * tiers as f64 + sd_extra + per * 4.0 + 2.0 * (m + 1.0).log2() * 2.0
+    /// How many S1 positions one matching settles: as many as fit in the
+    /// integer type that settles the `remaining` positions fastest. `base`
+    /// is the bits of the criteria and exchange tiers, `ranks` the number of
+    /// possible opponents (a window tier's radix).
+    fn window_size(base: f64, ranks: usize, remaining: usize) -> usize {
+        let per_position = (2.0 * ranks as f64 + 3.0).log2();
+        // Relative cost of one matching in each type (measured: the wide
+        // types' tables are larger than the caches).
+        let types = [(I128_BITS, 1.0), (I256_BITS, 10.0), (I512_BITS, 40.0)];
+        let mut best: Option<(f64, usize)> = None;
+        for (limit, cost) in types {
+            let fits = ((f64::from(limit) - base) / per_position).floor();
+            if fits < 1.0 {
+                continue;
+            }
+            let window = (fits as usize).min(remaining.max(1));
+            let total = remaining.div_ceil(window) as f64 * cost;
+            if best.is_none_or(|(t, _)| total < t) {
+                best = Some((total, window));
+            }
+        }
+        best.map_or(1, |(_, window)| window)
     }
 
-    /// How many S1 positions one matching can settle.
-    fn window_size(&self, layout: &Layout) -> usize {
-        let m = self.vertex_count() as f64;
-        let base = self.criteria_bits(layout);
-        let per_position = (2.0 * m + 3.0).log2();
-        let in_128 = ((f64::from(I128_BITS) - base) / per_position).floor();
-        let in_512 = ((f64::from(I512_BITS) - base) / per_position).floor();
-        if in_128 >= 12.0 {
-            in_128 as usize
-        } else {
-            (in_512 as usize).max(1)
+    /// The first candidate of B.3: the first `mdps` MDPs against the
+    /// first residents, then the remainder's S1 against its S2 in order;
+    /// `None` when one of its pairs is not allowed.
+    fn natural_candidate(&self, mdps: usize, pairs: usize) -> Option<Vec<(usize, usize)>> {
+        let residents: Vec<usize> = (self.mdp_count..self.members.len()).collect();
+        if mdps > self.mdp_count || pairs < mdps || residents.len() < 2 * pairs - mdps {
+            return None;
         }
+        let mut out: Vec<(usize, usize)> = (0..mdps).map(|i| (i, residents[i])).collect();
+        let remainder = &residents[mdps..];
+        let k = pairs - mdps;
+        out.extend((0..k).map(|i| (remainder[i], remainder[k + i])));
+        out.iter()
+            .all(|&(u, v)| self.edge_allowed(u, v))
+            .then_some(out)
     }
 
     /// Pairs the bracket, or `None` when the mode needs everyone paired
@@ -526,7 +660,8 @@ impl Bracket<'_> {
         // Phase A: the best candidates' value, their number of pairs and of
         // paired MDPs.
         let no_cut = |_: usize, _: usize| false;
-        let mates = self.matching(&layout, &Order::None, &active, &no_cut);
+        let packing_a = self.packing(&layout, &Order::None, &active, &no_cut);
+        let (mates, best_value) = self.best(&layout, &Order::None, &active, &no_cut, &packing_a);
         if layout.completion {
             // Everyone must be matched (the bye vertex included).
             if mates.iter().any(Option::is_none) {
@@ -544,10 +679,33 @@ impl Bracket<'_> {
         let pairs_a = member_pairs(&mates, &active);
         let mdp_paired = pairs_a.iter().filter(|&&(u, _)| self.is_mdp(u)).count();
         let total_pairs = pairs_a.len();
-        let window = self.window_size(&layout);
+        if 2 * total_pairs == n_members {
+            // Every member is paired in every best candidate: the next
+            // bracket (C.7) and the lower players (C.4) cannot tell the
+            // candidates apart any more, so the search leaves them out.
+            active.retain(|&v| v < n_members);
+        }
+
+        // The very first candidate (S1 against S2 in order, B.3) wins
+        // whenever it is as good as the best: then no search is needed.
+        let natural = self.natural_candidate(mdp_paired, total_pairs);
+        let natural_is_best = natural.as_ref().is_some_and(|pairs| {
+            let used: Vec<usize> = pairs.iter().flat_map(|&(u, v)| [u, v]).collect();
+            let rest: Vec<usize> = (0..count).filter(|v| !used.contains(v)).collect();
+            // Who is left meets only the next bracket, the lower players or
+            // the bye.
+            let rest_cut = |u: usize, v: usize| u < n_members && v < n_members;
+            let (_, rest_value) = self.best(&layout, &Order::None, &rest, &rest_cut, &packing_a);
+            self.value(&layout, &Order::None, &no_cut, pairs, &packing_a)
+                .is_some_and(|value| value + rest_value == best_value)
+        });
+        if natural_is_best {
+            fixed = natural.unwrap_or_default();
+            active.retain(|v| !fixed.iter().any(|&(a, b)| a == *v || b == *v));
+        }
 
         // Phase M: the MDP-pairing.
-        if mdp_paired > 0 {
+        if mdp_paired > 0 && !natural_is_best {
             let mut current = mates;
             let mut settled = 0;
             while settled < mdp_paired {
@@ -556,6 +714,18 @@ impl Bracket<'_> {
                     .filter(|&(u, _)| self.is_mdp(u))
                     .map(|(u, _)| u)
                     .collect();
+                let base = self
+                    .packing(
+                        &layout,
+                        &Order::Mdp {
+                            s1: mdp_paired,
+                            window: Vec::new(),
+                        },
+                        &active,
+                        &no_cut,
+                    )
+                    .bits;
+                let window = Self::window_size(base, n_members, mdp_paired - settled);
                 let mut guess: Vec<usize> = paired_mdps.iter().copied().take(window).collect();
                 let mut tries = 0;
                 let pairs = loop {
@@ -612,15 +782,21 @@ impl Bracket<'_> {
             .filter(|&v| v < n_members && !self.is_mdp(v))
             .collect();
         let remainder_pairs = total_pairs - fixed.len();
-        if remainder_pairs > 0 {
+        if remainder_pairs > 0 && !natural_is_best {
             let mut rank = vec![None; count];
             for (i, &v) in residents.iter().enumerate() {
                 rank[v] = Some(i);
             }
             // Limbo MDPs may still meet the next bracket (C.7) or the lower
             // players (C.4), but no resident of this bracket.
+            // Once a best candidate needs no exchange, none does: then no
+            // two S2 players can meet, and the exchange tiers are constant.
+            let exchanges = std::cell::Cell::new(true);
             let limbo_cut = |u: usize, v: usize| {
-                (limbo.contains(&u) && v < n_members) || (limbo.contains(&v) && u < n_members)
+                let s2 = |x: usize| rank[x].is_some_and(|r| r >= remainder_pairs);
+                (limbo.contains(&u) && v < n_members)
+                    || (limbo.contains(&v) && u < n_members)
+                    || (!exchanges.get() && s2(u) && s2(v))
             };
             let mut current: Option<Vec<Option<usize>>> = None;
             let mut settled = 0;
@@ -637,6 +813,21 @@ impl Bracket<'_> {
                         lows
                     }
                 };
+                let base = self
+                    .packing(
+                        &layout,
+                        &Order::Homogeneous {
+                            rank: rank.clone(),
+                            count: residents.len(),
+                            s1: remainder_pairs,
+                            window: Vec::new(),
+                            exchanges: exchanges.get(),
+                        },
+                        &active,
+                        &limbo_cut,
+                    )
+                    .bits;
+                let window = Self::window_size(base, residents.len(), remainder_pairs - settled);
                 // The window names the first S1 players; if the matching
                 // puts others first in S1, solve again with those.
                 let mut guess: Vec<usize> = lower_members.iter().copied().take(window).collect();
@@ -647,6 +838,7 @@ impl Bracket<'_> {
                         count: residents.len(),
                         s1: remainder_pairs,
                         window: guess.clone(),
+                        exchanges: exchanges.get(),
                     };
                     let mates = self.matching(&layout, &order, &active, &limbo_cut);
                     let mut pairs: Vec<(usize, usize)> = member_pairs(&mates, &active)
@@ -661,6 +853,12 @@ impl Bracket<'_> {
                     }
                     guess = actual;
                 };
+                if pairs
+                    .iter()
+                    .all(|&(u, _)| rank[u].is_some_and(|r| r < remainder_pairs))
+                {
+                    exchanges.set(false);
+                }
                 let take: Vec<(usize, usize)> = pairs.into_iter().take(window).collect();
                 if take.is_empty() {
                     break;

@@ -11,21 +11,23 @@ use std::ops::{Add, AddAssign, Sub, SubAssign};
 
 use integer_blossom::Weight;
 
-const LIMBS: usize = 8;
-
-/// A 512-bit two's-complement integer: just what the blossom solver needs
-/// (add, subtract, compare, double, halve).
+/// A two's-complement integer of `LIMBS` 64-bit limbs: just what the
+/// blossom solver needs (add, subtract, compare, double, halve).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct I512([u64; LIMBS]);
+pub struct Wide<const LIMBS: usize>([u64; LIMBS]);
 
-impl I512 {
-    pub const ZERO: I512 = I512([0; LIMBS]);
+/// 512 bits: the widest weights (`Wide<4>`, 256 bits, takes half the
+/// memory in the solver's tables and is used when it is enough).
+pub type I512 = Wide<8>;
 
-    pub fn from_i64(value: i64) -> I512 {
+impl<const LIMBS: usize> Wide<LIMBS> {
+    pub const ZERO: Wide<LIMBS> = Wide([0; LIMBS]);
+
+    pub fn from_i64(value: i64) -> Self {
         let fill = if value < 0 { u64::MAX } else { 0 };
         let mut limbs = [fill; LIMBS];
         limbs[0] = value as u64;
-        I512(limbs)
+        Wide(limbs)
     }
 
     fn negative(&self) -> bool {
@@ -33,9 +35,9 @@ impl I512 {
     }
 
     /// `self * factor` for a small non-negative factor.
-    pub fn mul_small(self, factor: u64) -> I512 {
+    pub fn mul_small(self, factor: u64) -> Self {
         let negative = self.negative();
-        let magnitude = if negative { I512::ZERO - self } else { self };
+        let magnitude = if negative { Self::ZERO - self } else { self };
         let mut out = [0u64; LIMBS];
         let mut carry: u128 = 0;
         for (i, limb) in magnitude.0.iter().enumerate() {
@@ -43,16 +45,16 @@ impl I512 {
             out[i] = product as u64;
             carry = product >> 64;
         }
-        let out = I512(out);
-        if negative { I512::ZERO - out } else { out }
+        let out = Wide(out);
+        if negative { Self::ZERO - out } else { out }
     }
 
     /// `self * value` for any `i64`.
     #[cfg(test)]
-    fn mul_i64(self, value: i64) -> I512 {
+    fn mul_i64(self, value: i64) -> Self {
         let product = self.mul_small(value.unsigned_abs());
         if value < 0 {
-            I512::ZERO - product
+            Self::ZERO - product
         } else {
             product
         }
@@ -67,9 +69,9 @@ impl I512 {
     }
 }
 
-impl Add for I512 {
-    type Output = I512;
-    fn add(self, other: I512) -> I512 {
+impl<const LIMBS: usize> Add for Wide<LIMBS> {
+    type Output = Self;
+    fn add(self, other: Self) -> Self {
         let mut out = [0u64; LIMBS];
         let mut carry = false;
         for (i, slot) in out.iter_mut().enumerate() {
@@ -78,13 +80,13 @@ impl Add for I512 {
             *slot = sum;
             carry = c1 || c2;
         }
-        I512(out)
+        Wide(out)
     }
 }
 
-impl Sub for I512 {
-    type Output = I512;
-    fn sub(self, other: I512) -> I512 {
+impl<const LIMBS: usize> Sub for Wide<LIMBS> {
+    type Output = Self;
+    fn sub(self, other: Self) -> Self {
         let mut out = [0u64; LIMBS];
         let mut borrow = false;
         for (i, slot) in out.iter_mut().enumerate() {
@@ -93,24 +95,24 @@ impl Sub for I512 {
             *slot = diff;
             borrow = b1 || b2;
         }
-        I512(out)
+        Wide(out)
     }
 }
 
-impl AddAssign for I512 {
-    fn add_assign(&mut self, other: I512) {
+impl<const LIMBS: usize> AddAssign for Wide<LIMBS> {
+    fn add_assign(&mut self, other: Self) {
         *self = *self + other;
     }
 }
 
-impl SubAssign for I512 {
-    fn sub_assign(&mut self, other: I512) {
+impl<const LIMBS: usize> SubAssign for Wide<LIMBS> {
+    fn sub_assign(&mut self, other: Self) {
         *self = *self - other;
     }
 }
 
-impl Ord for I512 {
-    fn cmp(&self, other: &I512) -> Ordering {
+impl<const LIMBS: usize> Ord for Wide<LIMBS> {
+    fn cmp(&self, other: &Self) -> Ordering {
         match (self.negative(), other.negative()) {
             (true, false) => Ordering::Less,
             (false, true) => Ordering::Greater,
@@ -127,28 +129,28 @@ impl Ord for I512 {
     }
 }
 
-impl PartialOrd for I512 {
-    fn partial_cmp(&self, other: &I512) -> Option<Ordering> {
+impl<const LIMBS: usize> PartialOrd for Wide<LIMBS> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Weight for I512 {
-    const ZERO: I512 = I512([0; LIMBS]);
-    const ONE: I512 = {
+impl<const LIMBS: usize> Weight for Wide<LIMBS> {
+    const ZERO: Self = Wide([0; LIMBS]);
+    const ONE: Self = {
         let mut limbs = [0; LIMBS];
         limbs[0] = 1;
-        I512(limbs)
+        Wide(limbs)
     };
-    fn inf() -> I512 {
+    fn inf() -> Self {
         let mut limbs = [u64::MAX; LIMBS];
         limbs[LIMBS - 1] = u64::MAX >> 3;
-        I512(limbs)
+        Wide(limbs)
     }
-    fn double(self) -> I512 {
+    fn double(self) -> Self {
         self + self
     }
-    fn half(self) -> I512 {
+    fn half(self) -> Self {
         // Arithmetic shift right by one.
         let mut out = [0u64; LIMBS];
         for (i, slot) in out.iter_mut().enumerate() {
@@ -161,7 +163,7 @@ impl Weight for I512 {
             };
             *slot = (self.0[i] >> 1) | high;
         }
-        I512(out)
+        Wide(out)
     }
 }
 
@@ -169,6 +171,7 @@ impl Weight for I512 {
 /// for the solver's doubled duals.
 pub const I64_BITS: u32 = 56;
 pub const I128_BITS: u32 = 120;
+pub const I256_BITS: u32 = 248;
 pub const I512_BITS: u32 = 500;
 
 #[cfg(test)]
