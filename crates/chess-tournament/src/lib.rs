@@ -7,5 +7,9 @@
 //!   draws, draw streaks, berserk), its standings, its timings (waits before
 //!   a pairing pass, the closing window, pauses) and its
 //!   pairing passes.
+//! - [`swiss`]: the Swiss: FIDE Dutch pairings (the 2017 rules, as
+//!   bbpPairings implements them) of one round from the tournament so far,
+//!   and the FIDE TRF16 file that arbiters' programs exchange.
 
 pub mod arena;
+pub mod swiss;
