@@ -18,13 +18,15 @@
 //! under `/wasm/`.
 
 mod local;
+mod opponent;
 mod protocol;
 mod search;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
 
-pub use local::{Command, LocalError, LocalGame, Opponent};
+pub use local::{Command, LocalError, LocalGame};
+pub use opponent::Opponent;
 pub use protocol::Message;
 pub use search::{
     Analyst, ScoreReport, SearchError, SearchLimit, SearchReport, SearchRequest, replay,

@@ -7,7 +7,7 @@ use chess_rules::{Bitboard, Color, Position, Square};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::local::Opponent;
+use crate::opponent::Opponent;
 
 /// One message to the page, as JSON.
 pub type Message = Value;

@@ -13,7 +13,8 @@
 //! - [`ratings`]: players' ratings and their history, a game's rating changes;
 //! - [`web`]: the web client, built into the binary;
 //! - [`archive`]: a player's page, archive and lichess-shaped export;
-//! - [`uploads`]: finished games played in the browser, checked and kept.
+//! - [`uploads`]: finished games played in the browser, checked and kept;
+//! - [`limits`]: the per-player bound on making games.
 
 pub mod archive;
 pub mod classes;
@@ -21,6 +22,7 @@ pub mod clubs;
 pub mod error;
 pub mod extract;
 pub mod forwarded;
+pub mod limits;
 pub mod pgn;
 pub mod ratings;
 pub mod routes;

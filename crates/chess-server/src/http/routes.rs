@@ -26,6 +26,7 @@ use crate::auth::identity::{Identity, random_guest_name, set_cookie};
 use crate::auth::rate_limit::AddressKey;
 use crate::http::error::{ApiError, too_many_requests};
 use crate::http::extract::{ClientAddress, JsonBody};
+use crate::http::limits::limit_game_creation;
 use crate::lobby::{ColorChoice, SeekError, SeekOutcome, SeekTerms};
 use crate::state::AppState;
 
@@ -137,21 +138,6 @@ async fn me(
         Json(json!({ "id": player.id, "name": player.name, "kind": player.kind })).into_response();
     set_cookie(response.headers_mut(), &state.tokens, &token);
     Ok(response)
-}
-
-/// `429 too_many_requests` when the player has created too many games in the
-/// last minute (seeks, challenges, local and computer games all count).
-pub(crate) fn limit_game_creation(state: &AppState, identity: &Identity) -> Result<(), ApiError> {
-    state
-        .game_limits
-        .hit(identity.id, std::time::Instant::now())
-        .map_err(|retry| {
-            ApiError::client(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_requests",
-                retry.to_string(),
-            )
-        })
 }
 
 fn parse_id(text: &str, not_found: fn() -> ApiError) -> Result<Uuid, ApiError> {

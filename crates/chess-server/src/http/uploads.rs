@@ -24,7 +24,7 @@ use uuid::Uuid;
 use crate::auth::identity::Identity;
 use crate::http::error::ApiError;
 use crate::http::extract::JsonBody;
-use crate::http::routes::limit_game_creation;
+use crate::http::limits::limit_game_creation;
 use crate::state::AppState;
 
 /// The most an upload may hold: a saved game is about 150 bytes a move, so
