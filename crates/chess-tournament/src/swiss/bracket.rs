@@ -26,7 +26,7 @@
 //!    then against whom), then the remainder as a homogeneous bracket.
 
 use super::colour::{self, Colour, Strength};
-use super::dutch::{Entrant, Float};
+use super::entrant::{Entrant, Float};
 use super::weight::{I64_BITS, I128_BITS, I256_BITS, I512, I512_BITS, Wide};
 use integer_blossom::Weight;
 

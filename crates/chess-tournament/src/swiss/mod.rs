@@ -40,6 +40,7 @@
 pub mod bracket;
 pub mod colour;
 pub mod dutch;
+mod entrant;
 pub mod player;
 pub mod random;
 pub mod trf;
