@@ -61,6 +61,7 @@
 mod error;
 mod event;
 mod game;
+pub mod pgn;
 mod premove;
 mod result;
 mod saved;

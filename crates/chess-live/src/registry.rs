@@ -64,6 +64,36 @@ pub fn computer_player(level: Level) -> PlayerRow {
     }
 }
 
+/// The row of a game as it begins (`game` just made, at `now`): open while
+/// a seat is empty, else playing, at version 0.
+fn first_row(new: &NewGame, game: &Game, now: UnixMs) -> GameRow {
+    let open = new.white.is_none() || new.black.is_none();
+    let status = if open {
+        GameStage::Open
+    } else {
+        GameStage::Playing
+    };
+    GameRow {
+        id: new.id,
+        mode: new.mode,
+        white_id: new.white.as_ref().map(|p| p.id),
+        black_id: new.black.as_ref().map(|p| p.id),
+        computer_level: new.computer_level.map(|level| i64::from(level.number())),
+        time_control: time_control::to_json(game.time_control()).to_string(),
+        status,
+        result: None,
+        state: stored::state_json(game),
+        version: 0,
+        rematch_of: None,
+        rematch_id: None,
+        created_at: now,
+        updated_at: now,
+        deadline_at: stored_deadline(game, status),
+        recent_events: "[]".to_owned(),
+        premove_nodes: ByColor::default(),
+    }
+}
+
 /// Who sits where in a new game.
 #[derive(Clone, Debug)]
 pub struct NewGame {
@@ -383,32 +413,7 @@ impl Registry {
             self.context.settings_for(new.mode),
             now.millis(),
         );
-        let open = new.white.is_none() || new.black.is_none();
-        let status = if open {
-            GameStage::Open
-        } else {
-            GameStage::Playing
-        };
-        let row = GameRow {
-            id: new.id,
-            mode: new.mode,
-            white_id: new.white.as_ref().map(|p| p.id),
-            black_id: new.black.as_ref().map(|p| p.id),
-            computer_level: new.computer_level.map(|level| i64::from(level.number())),
-            time_control: time_control::to_json(game.time_control()).to_string(),
-            status,
-            result: None,
-            state: stored::state_json(&game),
-            version: 0,
-            rematch_of: None,
-            rematch_id: None,
-            created_at: now,
-            updated_at: now,
-            deadline_at: stored_deadline(&game, status),
-            recent_events: "[]".to_owned(),
-            premove_nodes: ByColor::default(),
-        };
-        (row, game)
+        (first_row(new, &game, now), game)
     }
 
     /// Stores a finished game played elsewhere (in a browser: one screen or
@@ -433,34 +438,14 @@ impl Registry {
         // The game as it began, then the write that brings it to its end:
         // the one path every game's moves take into the store.
         let begun = Game::new(game.spec().clone(), *game.settings(), game.created_at_ms());
-        let first = GameRow {
-            id: new.id,
-            mode: new.mode,
-            white_id: new.white.as_ref().map(|p| p.id),
-            black_id: new.black.as_ref().map(|p| p.id),
-            computer_level: new.computer_level.map(|level| i64::from(level.number())),
-            time_control: time_control::to_json(game.time_control()).to_string(),
-            status: GameStage::Playing,
-            result: None,
-            state: stored::state_json(&begun),
-            version: 0,
-            rematch_of: None,
-            rematch_id: None,
-            created_at,
-            updated_at: created_at,
-            deadline_at: None,
-            recent_events: "[]".to_owned(),
-            premove_nodes: ByColor::default(),
-        };
+        let first = first_row(new, &begun, created_at);
         let last = GameRow {
             status: GameStage::Finished,
-            result: game.result().map(|result| {
-                serde_json::json!({ "winner": result.winner, "reason": result.reason.code() })
-                    .to_string()
-            }),
+            result: stored::result_json(game),
             state: stored::state_json(game),
             version: i64::try_from(game.version()).unwrap_or(i64::MAX),
             updated_at: ended_at,
+            deadline_at: None,
             ..first.clone()
         };
         let new_moves = (0..game.moves().len())

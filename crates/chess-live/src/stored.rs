@@ -39,6 +39,13 @@ pub fn state_json(game: &Game) -> String {
     serde_json::to_string(&stored).unwrap_or_default()
 }
 
+/// The `games.result` JSON of `game`, once it is over.
+pub fn result_json(game: &Game) -> Option<String> {
+    game.result().map(|result| {
+        serde_json::json!({ "winner": result.winner, "reason": result.reason.code() }).to_string()
+    })
+}
+
 /// The `moves` row of move number `ply` of `game`.
 pub fn move_row(game: &Game, ply: usize) -> Option<MoveRow> {
     let saved = game.moves().get(ply)?;

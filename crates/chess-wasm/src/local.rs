@@ -295,25 +295,10 @@ impl LocalGame {
         pgn.set_tag("Black", players.black.name.clone());
         pgn.set_tag(
             "TimeControl",
-            protocol::time_control_tag(game.time_control()),
+            chess_game::pgn::time_control_tag(game.time_control()),
         );
-        for saved in game.moves() {
-            // Moves in a game were legal when played; the record accepts them.
-            if pgn.record.push_uci(&saved.uci).is_err() {
-                break;
-            }
-        }
-        let first_mover = game.spec().initial_position().turn();
-        for (ply, saved) in game.moves().iter().enumerate() {
-            if let Some(remaining) = saved.remaining_ms {
-                let mover = if ply % 2 == 0 {
-                    first_mover
-                } else {
-                    first_mover.other()
-                };
-                pgn.annotation_mut(ply).clock_ms = Some(*remaining.get(mover));
-            }
-        }
+        // The game's moves were legal when played: they replay.
+        let _ = chess_game::pgn::push_moves(&mut pgn, game.moves());
         match game.result() {
             Some(result) => {
                 pgn.result = if result.reason == chess_game::EndReason::Aborted {

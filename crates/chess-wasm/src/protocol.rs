@@ -93,14 +93,6 @@ pub fn time_control_json(tc: TimeControl) -> Value {
     }
 }
 
-/// The PGN `TimeControl` tag: `300+3` (seconds), or `-` for no clock.
-pub fn time_control_tag(tc: TimeControl) -> String {
-    match (tc.initial_ms(), tc.increment_ms()) {
-        (Some(initial), Some(increment)) => format!("{}+{}", initial / 1000, increment / 1000),
-        _ => "-".to_owned(),
-    }
-}
-
 /// Destinations by origin square: `{"e2": ["e3", "e4"]}`.
 fn dests(pairs: Vec<(Square, Bitboard)>) -> Value {
     let map = pairs

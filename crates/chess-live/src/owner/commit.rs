@@ -93,10 +93,7 @@ impl Owner {
 
         let mut row = self.entry.row.clone();
         row.status = status_of(next, row.status);
-        row.result = next.result().map(|result| {
-            serde_json::json!({ "winner": result.winner, "reason": result.reason.code() })
-                .to_string()
-        });
+        row.result = stored::result_json(next);
         row.state = stored::state_json(next);
         row.version = version_i64(next.version());
         row.updated_at = now;

@@ -18,22 +18,13 @@ pub fn export(game: &GameSnapshot) -> String {
     pgn.set_tag("Date", utc_date(game.started_at.millis()));
     pgn.set_tag("White", name(Color::White));
     pgn.set_tag("Black", name(Color::Black));
-    pgn.set_tag("TimeControl", time_control_tag(game.time_control));
-    let first_mover = game.initial_position.turn();
-    for (ply, saved) in game.moves.iter().enumerate() {
-        if pgn.record.push_uci(&saved.uci).is_err() {
-            // Stored moves were legal when played; a failure means corruption.
-            tracing::error!(game_id = %game.id, ply, "a stored move does not replay");
-            break;
-        }
-        if let Some(remaining) = saved.remaining_ms {
-            let mover = if ply % 2 == 0 {
-                first_mover
-            } else {
-                first_mover.other()
-            };
-            pgn.annotation_mut(ply).clock_ms = Some(*remaining.get(mover));
-        }
+    pgn.set_tag(
+        "TimeControl",
+        chess_game::pgn::time_control_tag(game.time_control),
+    );
+    if let Err(ply) = chess_game::pgn::push_moves(&mut pgn, &game.moves) {
+        // Stored moves were legal when played; a failure means corruption.
+        tracing::error!(game_id = %game.id, ply, "a stored move does not replay");
     }
     match game.situation.result {
         Some(result) => {
@@ -47,14 +38,6 @@ pub fn export(game: &GameSnapshot) -> String {
         None => pgn.result = PgnResult::Unknown,
     }
     pgn.to_pgn()
-}
-
-/// The PGN `TimeControl` tag: `300+3` (seconds), or `-` for no clock.
-fn time_control_tag(tc: chess_game::TimeControl) -> String {
-    match (tc.initial_ms(), tc.increment_ms()) {
-        (Some(initial), Some(increment)) => format!("{}+{}", initial / 1000, increment / 1000),
-        _ => "-".to_owned(),
-    }
 }
 
 /// `YYYY.MM.DD` of a Unix millisecond time (UTC), PGN's `[Date]`; `????.??.??`
@@ -79,14 +62,5 @@ mod tests {
         // 2024-02-29T23:59:59Z: a leap day.
         assert_eq!(utc_date(1_709_251_199_000), "2024.02.29");
         assert_eq!(utc_date(1_709_251_200_000), "2024.03.01");
-    }
-
-    #[test]
-    fn time_control_tag_is_in_seconds() {
-        assert_eq!(time_control_tag("5+3".parse().expect("preset")), "300+3");
-        assert_eq!(
-            time_control_tag(chess_game::TimeControl::Correspondence),
-            "-"
-        );
     }
 }
