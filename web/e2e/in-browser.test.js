@@ -14,19 +14,24 @@ async function startOnOneScreen(page) {
   await waitForStatus(page, /White to move/);
 }
 
+/** A game against the computer at `level`, the person White, after their 1. e4 and its reply. */
+async function againstComputerAfterE4(page, level = "1") {
+  await page.locator(`#computer-form input[name=level][value="${level}"]`).check();
+  await page.locator("#computer-form select[name=color]").selectOption("white");
+  await page.getByRole("button", { name: "Play the computer" }).click();
+  await page.waitForURL(/\/local\//);
+  await waitForStatus(page, /Your move/);
+  await clickMove(page, "e2", "e4");
+  await waitForMoves(page, 2);
+}
+
 describe("games in the browser", () => {
   const suite = startServerAndBrowser();
 
   test("the computer answers at both levels, from the worker, and the game survives a reload", async () => {
     for (const level of ["1", "2"]) {
       const page = await newPlayer(suite);
-      await page.locator(`#computer-form input[name=level][value="${level}"]`).check();
-      await page.locator("#computer-form select[name=color]").selectOption("white");
-      await page.getByRole("button", { name: "Play the computer" }).click();
-      await page.waitForURL(/\/local\//);
-      await waitForStatus(page, /Your move/);
-      await clickMove(page, "e2", "e4");
-      await waitForMoves(page, 2);
+      await againstComputerAfterE4(page, level);
       assert.match(await page.locator('.player[data-color="black"] .name').textContent(), new RegExp(`Computer \\(level ${level}\\)`));
       const moves = await sanList(page);
       await page.reload();
@@ -67,12 +72,7 @@ describe("games in the browser", () => {
     const page = await newPlayer(suite);
     await api(page, "POST", "/api/account/sign-up", { username: "Keeper", password: "correct horse battery" });
     await page.goto("/");
-    await page.locator("#computer-form select[name=color]").selectOption("white");
-    await page.getByRole("button", { name: "Play the computer" }).click();
-    await page.waitForURL(/\/local\//);
-    await waitForStatus(page, /Your move/);
-    await clickMove(page, "e2", "e4");
-    await waitForMoves(page, 2);
+    await againstComputerAfterE4(page);
     await page.getByRole("button", { name: "Resign" }).click();
     await page.locator("#resign-yes").click();
     await waitForStatus(page, /Black wins by resignation/);
