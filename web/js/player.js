@@ -33,7 +33,9 @@ const username = decodeURIComponent(location.pathname.replace(/^\/@\//, "").repl
 const base = `/api/players/${encodeURIComponent(username)}`;
 let next = null;
 
-const RESULT_TEXT = { win: "Won", draw: "Drawn", loss: "Lost", aborted: "Aborted" };
+const RESULT_TEXT = {
+  win: "Won", draw: "Drawn", loss: "Lost", aborted: "Aborted", both_sides: "Played on one screen",
+};
 const SPEED_TEXT = {
   ultra_bullet: "UltraBullet", bullet: "Bullet", blitz: "Blitz", rapid: "Rapid",
   classical: "Classical", correspondence: "Correspondence",
@@ -46,9 +48,12 @@ function entryItem(g) {
       : esc(g.opponent.name)
     : "?";
   const date = new Date(g.finished_at).toISOString().slice(0, 10);
+  // A one-screen game: the player held both seats, so it has no side and no opponent.
+  const bothSides = g.result === "both_sides";
+  const title = bothSides ? RESULT_TEXT.both_sides : `${RESULT_TEXT[g.result] ?? g.result} as ${g.color}`;
   return `<li class="archive-entry result-${esc(g.result)}" data-game="${esc(g.game_id)}">
-    <a class="review" href="${esc(g.url)}">${esc(RESULT_TEXT[g.result] ?? g.result)} as ${esc(g.color)}</a>
-    <span>vs ${opponent}</span>
+    <a class="review" href="${esc(g.url)}">${esc(title)}</a>
+    ${bothSides ? "" : `<span>vs ${opponent}</span>`}
     <span class="muted">${esc(SPEED_TEXT[g.speed] ?? g.speed)}${g.speed === "correspondence" ? "" : ` · ${esc(timeControlText(g.time_control))}`} · ${esc(g.reason.replaceAll("_", " "))} · ${esc(date)}</span>
   </li>`;
 }

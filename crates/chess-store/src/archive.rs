@@ -27,6 +27,10 @@ pub enum Outcome {
     Loss,
     /// Aborted before both players moved: in the archive, in no count.
     Aborted,
+    /// A one-screen game: the player held both seats, so it is no win, draw
+    /// or loss of theirs. In the archive (its seat is `white`, with no
+    /// opponent), in no count.
+    BothSides,
 }
 
 impl Outcome {
@@ -36,6 +40,7 @@ impl Outcome {
             Outcome::Draw => "draw",
             Outcome::Loss => "loss",
             Outcome::Aborted => "aborted",
+            Outcome::BothSides => "both_sides",
         }
     }
 
@@ -45,6 +50,7 @@ impl Outcome {
             "draw" => Ok(Outcome::Draw),
             "loss" => Ok(Outcome::Loss),
             "aborted" => Ok(Outcome::Aborted),
+            "both_sides" => Ok(Outcome::BothSides),
             other => Err(crate::StoreError::Corrupt(format!(
                 "archive outcome {other:?}"
             ))),
@@ -95,7 +101,8 @@ pub struct ArchiveEntry {
     pub opponent: Option<PlayerRow>,
 }
 
-/// Counts of a player's finished games (aborted ones are in none).
+/// Counts of a player's finished games (aborted and one-screen ones are in
+/// none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ArchiveCounts {
     pub games: i64,
@@ -305,7 +312,7 @@ impl Store {
         sql
     }
 
-    /// How many games `player` won, drew and lost (aborted games not
+    /// How many games `player` won, drew and lost (aborted and one-screen games not
     /// counted).
     ///
     /// # Errors
@@ -314,7 +321,7 @@ impl Store {
         let rows: Vec<(String, i64)> = with_conn!(self, conn => {
             sqlx::query_as(
                 "select outcome, count(*) from player_games where player_id = $1 \
-                 and outcome <> 'aborted' group by outcome",
+                 and outcome in ('win', 'draw', 'loss') group by outcome",
             )
             .bind(player.to_string())
             .fetch_all(&mut *conn)

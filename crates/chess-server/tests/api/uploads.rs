@@ -124,9 +124,39 @@ on_both_backends!(
         game.command(&Command::Resign, now() - 5_000, String::new);
         let (status, body) = upload(&app, &bob, saved(&game), "Bob", "Bob").await;
         assert_eq!(status, 201, "{body}");
-        let state = app.state(body["game_id"].as_str().expect("id"), None).await;
+        let id = body["game_id"].as_str().expect("id").to_owned();
+        let state = app.state(&id, None).await;
         assert_eq!(state["mode"], "local");
         assert_eq!(state["result"]["reason"], "resignation");
+
+        // In Bob's archive once, as neither his win nor his loss: he held
+        // both seats.
+        let (status, archive) = app.get("/api/players/bob/games", None).await;
+        assert_eq!(status, 200);
+        let entries = archive["games"].as_array().expect("games");
+        assert_eq!(entries.len(), 1, "{archive}");
+        assert_eq!(entries[0]["game_id"], id.as_str());
+        assert_eq!(entries[0]["result"], "both_sides");
+        assert_eq!(entries[0]["opponent"], Value::Null);
+        let (_, profile) = app.get("/api/players/bob", None).await;
+        assert_eq!(
+            profile["counts"],
+            json!({ "games": 0, "wins": 0, "draws": 0, "losses": 0 }),
+            "{profile}"
+        );
+        // A result filter asks for his wins, draws or losses: not this game.
+        let (_, wins) = app.get("/api/players/bob/games?result=win", None).await;
+        assert_eq!(wins["games"], json!([]));
+
+        // And in his export, with its moves.
+        let (status, export) = app.get_text("/api/games/user/bob").await;
+        assert_eq!(status, 200);
+        assert!(
+            export.contains("[White \"Bob\"]")
+                && export.contains("[Black \"Bob\"]")
+                && export.contains("1. e4 e5"),
+            "{export}"
+        );
     }
 );
 
