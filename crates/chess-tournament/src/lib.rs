@@ -9,7 +9,8 @@
 //!   pairing passes.
 //! - [`swiss`]: the Swiss: FIDE Dutch pairings (the 2017 rules, as
 //!   bbpPairings implements them) of one round from the tournament so far,
-//!   and the FIDE TRF16 file that arbiters' programs exchange.
+//!   the FIDE TRF16 file that arbiters' programs exchange, and the final
+//!   standings by FIDE's tie-breaks (C.07, 2024).
 
 pub mod arena;
 pub mod swiss;

@@ -1,6 +1,8 @@
 //! The Swiss: FIDE Dutch pairings, the 2017 rules (C.04.1 basic rules and
 //! C.04.3 as in force from 2017-07-01, the version bbpPairings implements),
-//! and the FIDE TRF16 report file they are exchanged in.
+//! the FIDE TRF16 report file they are exchanged in, and the final
+//! standings with FIDE's tie-breaks (C.07 as in force from 2024-08-01,
+//! [`tiebreak`]).
 //!
 //! The input is the tournament so far ([`Tournament`]: each [`Player`]'s
 //! pairing number, rating and per-round [`RoundRecord`]), the players left
@@ -43,6 +45,7 @@ pub mod dutch;
 mod entrant;
 pub mod player;
 pub mod random;
+pub mod tiebreak;
 pub mod trf;
 mod weight;
 
@@ -51,4 +54,5 @@ pub use dutch::{Board, PairingError, RoundPairing, Tournament, pair_round};
 pub use player::{
     ByeKind, HalfPoints, Outcome, PairingByePoints, PairingNumber, Player, RoundRecord, Scoring,
 };
+pub use tiebreak::{Standing, TieBreak, TieBreakError, TieBreakValue, UnknownTieBreak, standings};
 pub use trf::{TrfError, TrfFile, read_trf, write_trf};
