@@ -4,67 +4,19 @@
 //! Notation in the comments: `1-3 1-0` is a game with 1 White and 3 Black
 //! that White won; `W`/`B` a colour played; "wants B" a colour preference.
 
+mod common;
+
 use chess_tournament::swiss::{
-    Board, ByeKind, Colour, Outcome, PairingByePoints, PairingError, Player, RoundRecord, Scoring,
+    Board, ByeKind, Colour, PairingByePoints, PairingError, Player, RoundRecord, Scoring,
     Tournament, pair_round, read_trf, write_trf,
 };
-
-/// One line of a round: `(white, black, result)` with results "1-0",
-/// "0-1", "=", "+-"/"-+" (forfeits); byes as `(player, 0, "U"|"H"|"F"|"Z")`.
-type Game = (u32, u32, &'static str);
+use common::Game;
 
 fn tournament(players: u32, total_rounds: u32, rounds: &[&[Game]]) -> Tournament {
-    let mut list: Vec<Player> = (1..=players)
+    let list: Vec<Player> = (1..=players)
         .map(|n| Player::new(n, 2600 - 10 * u16::try_from(n).unwrap()))
         .collect();
-    for (r, games) in rounds.iter().enumerate() {
-        for &(a, b, result) in *games {
-            let record = |colour: Colour, outcome: Outcome, opponent: u32| RoundRecord::Played {
-                opponent,
-                colour,
-                outcome,
-            };
-            let forfeit = |colour: Colour, won: bool, opponent: u32| RoundRecord::Forfeit {
-                opponent,
-                colour,
-                won,
-            };
-            let (ra, rb) = match result {
-                "1-0" => (
-                    record(Colour::White, Outcome::Win, b),
-                    record(Colour::Black, Outcome::Loss, a),
-                ),
-                "0-1" => (
-                    record(Colour::White, Outcome::Loss, b),
-                    record(Colour::Black, Outcome::Win, a),
-                ),
-                "=" => (
-                    record(Colour::White, Outcome::Draw, b),
-                    record(Colour::Black, Outcome::Draw, a),
-                ),
-                "+-" => (
-                    forfeit(Colour::White, true, b),
-                    forfeit(Colour::Black, false, a),
-                ),
-                "-+" => (
-                    forfeit(Colour::White, false, b),
-                    forfeit(Colour::Black, true, a),
-                ),
-                bye => {
-                    let kind = match bye {
-                        "U" => ByeKind::PairingAllocated,
-                        "H" => ByeKind::HalfPoint,
-                        "F" => ByeKind::FullPoint,
-                        _ => ByeKind::ZeroPoint,
-                    };
-                    set(&mut list, a, r, RoundRecord::Bye(kind));
-                    continue;
-                }
-            };
-            set(&mut list, a, r, ra);
-            set(&mut list, b, r, rb);
-        }
-    }
+    let list = common::play(list, rounds);
     Tournament {
         players: list,
         total_rounds,
@@ -73,14 +25,6 @@ fn tournament(players: u32, total_rounds: u32, rounds: &[&[Game]]) -> Tournament
         initial_colour: Colour::White,
         scoring: Scoring::default(),
     }
-}
-
-fn set(list: &mut [Player], n: u32, round: usize, record: RoundRecord) {
-    let player = &mut list[n as usize - 1];
-    while player.rounds.len() < round {
-        player.rounds.push(RoundRecord::Bye(ByeKind::ZeroPoint));
-    }
-    player.rounds.push(record);
 }
 
 fn boards(list: &[(u32, u32)]) -> Vec<Board> {

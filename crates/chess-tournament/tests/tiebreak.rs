@@ -12,69 +12,21 @@
 //! loss), whose Buchholz term is the player's own score (the dummy
 //! opponent, 16.4) and which a cut drops first (16.5).
 
+mod common;
+
 use chess_tournament::swiss::{
-    ByeKind, Colour, Outcome, Player, RoundRecord, Scoring, Standing, TieBreak, TieBreakError,
+    Colour, Outcome, Player, RoundRecord, Scoring, Standing, TieBreak, TieBreakError,
     TieBreakValue, Tournament, UnknownTieBreak, standings,
 };
-
-/// `(white, black, result)`: "1-0", "0-1", "=", "+-"/"-+" (forfeits); byes
-/// as `(player, 0, "U"|"H"|"Z")`.
-type Game = (u32, u32, &'static str);
+use common::Game;
 
 fn tournament(ratings: &[u16], rounds: &[&[Game]]) -> Tournament {
-    let mut players: Vec<Player> = ratings
+    let players: Vec<Player> = ratings
         .iter()
         .zip(1..)
         .map(|(&rating, n)| Player::new(n, rating))
         .collect();
-    for (r, games) in rounds.iter().enumerate() {
-        for &(a, b, result) in *games {
-            let played = |colour, outcome, opponent| RoundRecord::Played {
-                opponent,
-                colour,
-                outcome,
-            };
-            let forfeit = |colour, won, opponent| RoundRecord::Forfeit {
-                opponent,
-                colour,
-                won,
-            };
-            let (ra, rb) = match result {
-                "1-0" => (
-                    played(Colour::White, Outcome::Win, b),
-                    played(Colour::Black, Outcome::Loss, a),
-                ),
-                "0-1" => (
-                    played(Colour::White, Outcome::Loss, b),
-                    played(Colour::Black, Outcome::Win, a),
-                ),
-                "=" => (
-                    played(Colour::White, Outcome::Draw, b),
-                    played(Colour::Black, Outcome::Draw, a),
-                ),
-                "+-" => (
-                    forfeit(Colour::White, true, b),
-                    forfeit(Colour::Black, false, a),
-                ),
-                "-+" => (
-                    forfeit(Colour::White, false, b),
-                    forfeit(Colour::Black, true, a),
-                ),
-                bye => {
-                    let kind = match bye {
-                        "U" => ByeKind::PairingAllocated,
-                        "H" => ByeKind::HalfPoint,
-                        "Z" => ByeKind::ZeroPoint,
-                        other => panic!("no such bye {other}"),
-                    };
-                    set(&mut players, a, r, RoundRecord::Bye(kind));
-                    continue;
-                }
-            };
-            set(&mut players, a, r, ra);
-            set(&mut players, b, r, rb);
-        }
-    }
+    let players = common::play(players, rounds);
     Tournament {
         players,
         total_rounds: u32::try_from(rounds.len()).unwrap(),
@@ -83,16 +35,6 @@ fn tournament(ratings: &[u16], rounds: &[&[Game]]) -> Tournament {
         initial_colour: Colour::White,
         scoring: Scoring::default(),
     }
-}
-
-fn set(players: &mut [Player], n: u32, round: usize, record: RoundRecord) {
-    let player = &mut players[n as usize - 1];
-    if player.rounds.len() <= round {
-        player
-            .rounds
-            .resize(round + 1, RoundRecord::Bye(ByeKind::ZeroPoint));
-    }
-    player.rounds[round] = record;
 }
 
 /// "11.5", "9.25", "2363" as an exact value (parsed here, independently of
