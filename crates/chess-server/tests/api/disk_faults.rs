@@ -18,7 +18,7 @@ use chess_rules::Position;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, Guest, Socket, TestApp, clock, fresh_database, spawn_app, start, test_settings,
+    Backend, Guest, Socket, TestApp, clock, spawn_app, spawn_app_with, start, test_settings,
 };
 
 async fn sqlite_app() -> TestApp {
@@ -156,16 +156,12 @@ impl Played {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_refuses_writes_as_unavailable_and_recovers_when_space_returns() {
-    let db = fresh_database(Backend::Sqlite)
-        .await
-        .expect("SQLite tests always run");
-    let mut settings = test_settings(&db.url);
     // Moves from one socket as fast as the server acks them, until a page
     // is wanted: more than a person's burst allowance, which this test is
     // not about.
-    settings.ws_rate_burst = 1_000;
-    let mut app = start(settings, Backend::Sqlite).await;
-    app.db = Some(db);
+    let mut app = spawn_app_with(Backend::Sqlite, |settings| settings.ws_rate_burst = 1_000)
+        .await
+        .expect("SQLite tests always run");
     let guest = app.guest().await;
     let mut game = Played::start(&app, &guest).await;
 

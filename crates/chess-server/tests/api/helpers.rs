@@ -99,8 +99,17 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
             .with_test_writer()
             .try_init();
     }
+    spawn_app_with(backend, |_| {}).await
+}
+
+/// [`spawn_app`] with the test settings changed by `configure` first.
+pub async fn spawn_app_with(
+    backend: Backend,
+    configure: impl FnOnce(&mut Settings),
+) -> Option<TestApp> {
     let db = fresh_database(backend).await?;
-    let settings = test_settings(&db.url);
+    let mut settings = test_settings(&db.url);
+    configure(&mut settings);
     let mut app = start(settings, backend).await;
     app.db = Some(db);
     Some(app)
